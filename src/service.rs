@@ -1,0 +1,154 @@
+//! The whole service a host runs: one [`Engine`] per region, created on first use.
+//!
+//! SQS namespaces queues by account and region; the wire protocol takes the region from the
+//! SigV4 credential scope, so the same queue name in two regions is two queues. Each engine
+//! owns one region; the service routes calls and prefixes storage keys with the region.
+
+use crate::changes::Changes;
+use crate::context::CallContext;
+use crate::engine::{Engine, EngineConfig, RestoreError};
+use crate::error::SqsError;
+use crate::events::Event;
+use std::collections::BTreeMap;
+
+/// Every region's engine, behind one dispatch entry point.
+#[derive(Debug)]
+pub struct Service {
+    config: EngineConfig,
+    engines: BTreeMap<String, Engine>,
+}
+
+impl Service {
+    /// An empty service. `config.region` is the default region for calls that name none.
+    pub fn new(config: EngineConfig) -> Self {
+        Service {
+            config,
+            engines: BTreeMap::new(),
+        }
+    }
+
+    /// Rebuild a service from every record its storage holds (the union of all `Changes` applied).
+    pub fn restore<I>(config: EngineConfig, records: I) -> Result<Self, RestoreError>
+    where
+        I: IntoIterator<Item = (String, Vec<u8>)>,
+    {
+        let mut by_region: BTreeMap<String, Vec<(String, Vec<u8>)>> = BTreeMap::new();
+        for (key, value) in records {
+            let Some((region, rest)) = key.split_once('/') else {
+                return Err(RestoreError::Corrupt(format!("record key {key:?} has no region")));
+            };
+            by_region
+                .entry(region.to_string())
+                .or_default()
+                .push((rest.to_string(), value));
+        }
+        let mut engines = BTreeMap::new();
+        for (region, records) in by_region {
+            let cfg = EngineConfig {
+                region: region.clone(),
+                ..config.clone()
+            };
+            engines.insert(region, Engine::restore(cfg, records)?);
+        }
+        Ok(Service { config, engines })
+    }
+
+    /// The configuration every engine is created with (its `region` is the default region).
+    pub fn config(&self) -> &EngineConfig {
+        &self.config
+    }
+
+    fn region_of<'a>(&'a self, ctx: &'a CallContext) -> &'a str {
+        ctx.region.as_deref().unwrap_or(&self.config.region)
+    }
+
+    fn engine_mut(&mut self, region: &str) -> &mut Engine {
+        if !self.engines.contains_key(region) {
+            let cfg = EngineConfig {
+                region: region.to_string(),
+                ..self.config.clone()
+            };
+            self.engines.insert(region.to_string(), Engine::new(cfg));
+        }
+        self.engines.get_mut(region).expect("inserted above")
+    }
+
+    /// Run one SQS action (`"SendMessage"`, …) with its AWS JSON 1.0 parameters.
+    pub fn dispatch(
+        &mut self,
+        now: u64,
+        ctx: &CallContext,
+        action: &str,
+        params: serde_json::Value,
+    ) -> Result<serde_json::Value, SqsError> {
+        let region = self.region_of(ctx).to_string();
+        self.engine_mut(&region).dispatch(now, ctx, action, params)
+    }
+
+    /// The engine of a region, creating it if this is the region's first use.
+    pub fn engine(&mut self, region: Option<&str>) -> &mut Engine {
+        let region = region.unwrap_or(&self.config.region).to_string();
+        self.engine_mut(&region)
+    }
+
+    /// Apply everything due at `now` in every region (visibility expiries, delays, retention, moves).
+    pub fn tick(&mut self, now: u64) {
+        for engine in self.engines.values_mut() {
+            engine.tick(now);
+        }
+    }
+
+    /// The earliest moment at which some engine has work to do, if any.
+    pub fn next_deadline(&self) -> Option<u64> {
+        self.engines.values().filter_map(Engine::next_deadline).min()
+    }
+
+    /// Durable changes since the last call, keys prefixed with `<region>/`.
+    pub fn take_changes(&mut self) -> Changes {
+        let mut all = Changes::default();
+        for (region, engine) in &mut self.engines {
+            let changes = engine.take_changes();
+            all.put.extend(
+                changes
+                    .put
+                    .into_iter()
+                    .map(|(k, v)| (format!("{region}/{k}"), v)),
+            );
+            all.del
+                .extend(changes.del.into_iter().map(|k| format!("{region}/{k}")));
+        }
+        all
+    }
+
+    /// A read-only view of one queue: every message and its state (see [`crate::peek`]).
+    pub fn peek(
+        &mut self,
+        now: u64,
+        ctx: &CallContext,
+        queue_url: &str,
+    ) -> Result<serde_json::Value, SqsError> {
+        let region = self.region_of(ctx).to_string();
+        self.engine_mut(&region).peek(now, ctx, queue_url)
+    }
+
+    /// Would a ReceiveMessage on this queue return something at `now`? Long polling asks this
+    /// after every call instead of retrying receives.
+    pub fn receivable(
+        &mut self,
+        now: u64,
+        ctx: &CallContext,
+        queue_url: &str,
+    ) -> Result<bool, SqsError> {
+        let region = self.region_of(ctx).to_string();
+        self.engine_mut(&region).receivable(now, queue_url)
+    }
+
+    /// Events since the last call, in order within each region.
+    pub fn take_events(&mut self) -> Vec<Event> {
+        let mut all = Vec::new();
+        for engine in self.engines.values_mut() {
+            all.extend(engine.take_events());
+        }
+        all
+    }
+}
