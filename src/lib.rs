@@ -19,11 +19,15 @@
 
 pub mod changes;
 pub mod context;
+pub mod digest;
 pub mod engine;
 pub mod error;
 pub mod events;
 pub mod model;
 pub mod service;
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;
+pub mod validate;
 
 pub use changes::Changes;
 pub use context::CallContext;
