@@ -1,0 +1,202 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { spawnSync } from "node:child_process";
+import { FileStorage, FILE_FORMAT_VERSION } from "./adapters.js";
+import { roundTrip, isolatesBuffers, refusesBadBatches, snapshot, bytes } from "./contract.js";
+
+const tmpDirs = [];
+function tempDir() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "wasq-file-"));
+  tmpDirs.push(dir);
+  return dir;
+}
+process.on("exit", () => {
+  for (const dir of tmpDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const logOf = (dir) => path.join(dir, "wasq.log");
+const open = () => new FileStorage(tempDir());
+const reopen = (adapter) => {
+  const dir = adapter._dir;
+  adapter.close();
+  const next = new FileStorage(dir);
+  next._dir = dir;
+  return next;
+};
+const openTracked = () => {
+  const dir = tempDir();
+  const adapter = new FileStorage(dir);
+  adapter._dir = dir;
+  return adapter;
+};
+
+test("FileStorage round-trips batches across reopen", async () => {
+  (await roundTrip({ open: openTracked, reopen })).close();
+});
+test("FileStorage copies buffers in and out", async () => (await isolatesBuffers({ open })).close());
+test("FileStorage refuses malformed batches unchanged", async () => (await refusesBadBatches({ open })).close());
+
+test("FileStorage: an empty batch writes nothing", () => {
+  const dir = tempDir();
+  const s = new FileStorage(dir);
+  const size = fs.statSync(logOf(dir)).size;
+  s.commit({ put: [], del: [] });
+  assert.equal(fs.statSync(logOf(dir)).size, size);
+  s.close();
+});
+
+// Three batches, then a fourth whose record is the last in the log; returns the byte offset
+// where that last record starts, and the expected states with and without it.
+function logWithLastBatch() {
+  const dir = tempDir();
+  const s = new FileStorage(dir);
+  s.commit({ put: [["a", bytes("1")], ["b", bytes("2")]], del: [] });
+  s.commit({ put: [["c", bytes("3")]], del: ["a"] });
+  s.commit({ put: [["b", bytes("22")]], del: [] });
+  const without = snapshot(s);
+  const lastStart = fs.statSync(logOf(dir)).size;
+  s.commit({ put: [["d", bytes("4")], ["b", bytes("222")]], del: ["c"] });
+  const withLast = snapshot(s);
+  s.close();
+  return { dir, lastStart, without, withLast, full: fs.readFileSync(logOf(dir)) };
+}
+
+test("FileStorage: truncating the last record at every byte offset drops exactly that batch", () => {
+  const { dir, lastStart, without, withLast, full } = logWithLastBatch();
+  for (let cut = lastStart; cut <= full.length; cut++) {
+    fs.writeFileSync(logOf(dir), full.subarray(0, cut));
+    const s = new FileStorage(dir);
+    const expected = cut === full.length ? withLast : without;
+    assert.deepEqual(snapshot(s), expected, `cut at ${cut}`);
+    assert.equal(s.recovery.droppedBytes, cut === full.length ? 0 : cut - lastStart, `dropped at ${cut}`);
+    // Recovery cut the torn bytes off, so new appends follow the last whole record.
+    assert.equal(fs.statSync(logOf(dir)).size, cut === full.length ? full.length : lastStart);
+    s.commit({ put: [["after", bytes("x")]], del: [] });
+    s.close();
+    const again = new FileStorage(dir);
+    assert.deepEqual(snapshot(again), { ...expected, after: [120] }, `append after recovery at ${cut}`);
+    again.close();
+  }
+});
+
+test("FileStorage: a zero-filled or garbled last record is a torn tail", () => {
+  const { dir, lastStart, without, full } = logWithLastBatch();
+  // The size grew but the data never landed (zeros): header checksum fails, rest all zero.
+  const zeroed = Buffer.from(full);
+  zeroed.fill(0, lastStart);
+  fs.writeFileSync(logOf(dir), zeroed);
+  let s = new FileStorage(dir);
+  assert.deepEqual(snapshot(s), without);
+  s.close();
+  // Whole header, payload damaged, record runs exactly to the end: torn.
+  const garbled = Buffer.from(full);
+  garbled[full.length - 1] ^= 0xff;
+  fs.writeFileSync(logOf(dir), garbled);
+  s = new FileStorage(dir);
+  assert.deepEqual(snapshot(s), without);
+  s.close();
+});
+
+test("FileStorage: corruption before the last record is refused, at every byte", () => {
+  const { dir, lastStart, full } = logWithLastBatch();
+  for (let at = 16; at < lastStart; at++) {
+    const bad = Buffer.from(full);
+    bad[at] ^= 0x5a;
+    fs.writeFileSync(logOf(dir), bad);
+    assert.throws(() => new FileStorage(dir), /corrupt at byte \d+/, `flip at ${at}`);
+    assert.ok(!fs.existsSync(path.join(dir, "LOCK")), "a refused open releases the lock");
+  }
+  // The refused opens did not modify the file.
+  const bad = Buffer.from(full);
+  bad[20] ^= 0x5a;
+  fs.writeFileSync(logOf(dir), bad);
+  assert.throws(() => new FileStorage(dir));
+  assert.deepEqual(fs.readFileSync(logOf(dir)), bad);
+});
+
+test("FileStorage refuses a newer format version and a file that is not a log", () => {
+  const dir = tempDir();
+  new FileStorage(dir).close();
+  const log = fs.readFileSync(logOf(dir));
+  log.writeUInt32LE(FILE_FORMAT_VERSION + 1, 8);
+  fs.writeFileSync(logOf(dir), log);
+  assert.throws(() => new FileStorage(dir), new RegExp(`format version ${FILE_FORMAT_VERSION + 1}, newer`));
+  fs.writeFileSync(logOf(dir), "hello, this is not a log");
+  assert.throws(() => new FileStorage(dir), /not a wasq log/);
+});
+
+test("FileStorage compacts when the log outgrows live data, and keeps the state", () => {
+  const dir = tempDir();
+  const s = new FileStorage(dir, { compactRatio: 3, compactMinBytes: 4096 });
+  const model = {};
+  for (let i = 0; i < 400; i++) {
+    const key = `m/${i % 7}`;
+    const value = bytes(`value ${i} `.repeat(5));
+    if (i % 5 === 4) {
+      s.commit({ put: [], del: [key] });
+      delete model[key];
+    } else {
+      s.commit({ put: [[key, value]], del: [] });
+      model[key] = [...value];
+    }
+    assert.ok(s.stats.logBytes <= Math.max(4096, 3 * s.stats.liveBytes) + 200, "log stays bounded");
+  }
+  assert.ok(s.stats.compactions > 0, "compaction ran");
+  assert.deepEqual(snapshot(s), model);
+  assert.equal(fs.statSync(logOf(dir)).size, s.stats.logBytes);
+  s.close();
+  const again = new FileStorage(dir);
+  assert.deepEqual(snapshot(again), model);
+  again.close();
+  assert.ok(!fs.existsSync(path.join(dir, "wasq.log.tmp")));
+});
+
+test("FileStorage: explicit compact() rewrites to live records only; a stale tmp file is ignored", () => {
+  const dir = tempDir();
+  const s = new FileStorage(dir);
+  for (let i = 0; i < 50; i++) s.commit({ put: [["k", bytes(`v${i}`)]], del: [] });
+  const before = fs.statSync(logOf(dir)).size;
+  s.compact();
+  const after = fs.statSync(logOf(dir)).size;
+  assert.ok(after < before / 10, `${after} < ${before}/10`);
+  s.commit({ put: [["k2", bytes("x")]], del: [] });
+  s.close();
+  // A compaction that crashed before its rename leaves a tmp file; the log is what counts.
+  fs.writeFileSync(path.join(dir, "wasq.log.tmp"), "partial garbage");
+  const again = new FileStorage(dir);
+  assert.deepEqual(snapshot(again), { k: [...bytes("v49")], k2: [120] });
+  assert.ok(!fs.existsSync(path.join(dir, "wasq.log.tmp")));
+  again.close();
+});
+
+test("FileStorage locks its directory against a second open, and a dead holder's lock is taken over", () => {
+  const dir = tempDir();
+  const s = new FileStorage(dir);
+  assert.throws(() => new FileStorage(dir), new RegExp(`already open in process ${process.pid}`));
+  s.close();
+  new FileStorage(dir).close();
+  // A process that died holding the lock.
+  const child = spawnSync(process.execPath, ["-e", "console.log(process.pid)"], { encoding: "utf8" });
+  fs.writeFileSync(path.join(dir, "LOCK"), `${child.stdout.trim()}\n`);
+  const t = new FileStorage(dir);
+  assert.equal(fs.readFileSync(path.join(dir, "LOCK"), "utf8").trim(), String(process.pid));
+  t.close();
+  assert.ok(!fs.existsSync(path.join(dir, "LOCK")));
+});
+
+test("FileStorage with fsync: false reports relaxed durability and flush() makes it durable", async () => {
+  const dir = tempDir();
+  const s = new FileStorage(dir, { fsync: false });
+  assert.equal(s.durability, "relaxed");
+  s.commit({ put: [["a", bytes("1")]], del: [] });
+  await s.flush();
+  s.close();
+  const again = new FileStorage(dir);
+  assert.equal(again.durability, "full");
+  assert.deepEqual(snapshot(again), { a: [49] });
+  again.close();
+  assert.throws(() => again.commit({ put: [["b", bytes("2")]] }), /closed/);
+});
