@@ -1,0 +1,183 @@
+// The page beyond the scenarios: reader actions through the forms, SQS errors shown where they
+// happened, links that reproduce a situation, embedding, narrow screens, reduced motion, the
+// heartbeat and the play loop.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { launch, pageServer, openPage, settled, mismatches, ARTIFACTS } from "./helpers.mjs";
+
+let browser;
+let server;
+before(async () => {
+  server = await pageServer();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function createQueue(page, { name, fifo = false, vt, dlq, mrc } = {}) {
+  await page.fill('#create-form [name="name"]', name);
+  if (fifo) await page.check('#create-form [name="fifo"]');
+  if (vt !== undefined) await page.fill('#create-form [name="vt"]', String(vt));
+  if (dlq) {
+    await page.selectOption('#create-form [name="dlq"]', dlq);
+    await page.fill('#create-form [name="mrc"]', String(mrc));
+  }
+  await page.click("#create-form button[type=submit]");
+  await settled(page);
+}
+
+async function send(page, body, { count = 1, group } = {}) {
+  await page.fill('#send-form [name="body"]', body);
+  await page.fill('#send-form [name="count"]', String(count));
+  if (group) await page.fill('#send-form [name="group"]', group);
+  await page.click("#send-form button[type=submit]");
+  await settled(page);
+}
+
+test("interactive within a second, and free play through the forms matches the engine", async () => {
+  const page = await openPage(browser, server.url);
+  const readyMs = await page.evaluate(() => window.wasq.readyMs);
+  assert.ok(readyMs < 1000, `ready after ${readyMs} ms`);
+  await createQueue(page, { name: "dead" });
+  await createQueue(page, { name: "work", vt: 20, dlq: "dead", mrc: 2 });
+  assert.equal(await page.evaluate(() => window.wasq.playground.selected), "work");
+  await send(page, "job", { count: 4 });
+  assert.deepEqual(await mismatches(page), []);
+  await page.fill("#consumer-0 [name=max]", "3");
+  await page.click("#consumer-0 .receive");
+  await settled(page);
+  assert.equal(await page.locator("#consumer-0 .held li").count(), 3);
+  assert.deepEqual(await mismatches(page), []);
+  // Release one, delete one, keep one.
+  await page.click("#consumer-0 .held li >> nth=0 >> .release");
+  await page.click("#consumer-0 .held li >> nth=1 >> .del");
+  await settled(page);
+  assert.deepEqual(await mismatches(page), []);
+  const holder = await page.evaluate(() => {
+    const h = [...window.wasq.playground.consumers[0].held.values()][2];
+    return document.querySelector(`.card[data-id="${h.messageId}"] .holder`).textContent;
+  });
+  assert.equal(holder, "held by A");
+  await page.click("text=to next deadline");
+  await settled(page);
+  assert.deepEqual(await mismatches(page), []);
+  const counters = await page.$$eval("#counters dd", (els) => els.map((e) => e.textContent));
+  assert.equal(counters.length, 3);
+  assert.ok((await page.locator("#timeline li").count()) >= 9, "sends, receives, a release, a delete and an expiry are on the timeline");
+  assert.match(await page.textContent("#timeline li >> nth=0"), /^\+00:2\d\.\d{3}/);
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test("an SQS error appears where it happened, with its code and message", async () => {
+  const page = await openPage(browser, server.url);
+  await createQueue(page, { name: "bad name!" });
+  const expected = await page.evaluate(() => {
+    try { window.wasq.engine.dispatch("CreateQueue", { QueueName: "bad name!", Attributes: { VisibilityTimeout: "30" } }); } catch (e) { return { name: e.name, message: e.message }; }
+    return null;
+  });
+  assert.ok(expected, "the engine refuses the name");
+  assert.equal(await page.textContent("#create-form .error .sqs-code"), expected.name);
+  assert.equal(await page.textContent("#create-form .error .msg"), expected.message);
+  // A FIFO send without a group id fails at the send form, not elsewhere.
+  await createQueue(page, { name: "q", fifo: true });
+  await send(page, "no group");
+  assert.equal(await page.textContent("#send-form .error .sqs-code"), "MissingParameter");
+  assert.equal(await page.isHidden("#create-form .error"), true, "the create form's error cleared on success");
+  await page.screenshot({ path: join(ARTIFACTS, "error.png") });
+  await page.context().close();
+});
+
+test("a link reproduces the exact situation: scenario steps and free action logs", async () => {
+  const page = await openPage(browser, server.url, "?scenario=dead-letter&step=3");
+  assert.equal(await page.textContent("#scenario-progress").then((t) => t.startsWith("step 4 of")), true);
+  const viaLink = await page.evaluate(() => JSON.stringify(window.wasq.engine.peek(window.wasq.queueUrl("orders"))));
+  assert.deepEqual(await mismatches(page), []);
+  // The same steps clicked by hand give the same state.
+  const clicked = await openPage(browser, server.url);
+  await clicked.selectOption("#scenario-select", "dead-letter");
+  for (let i = 0; i < 3; i++) { await clicked.click("#scenario-next"); await settled(clicked); }
+  assert.equal(await clicked.evaluate(() => JSON.stringify(window.wasq.engine.peek(window.wasq.queueUrl("orders")))), viaLink);
+  // Diverging from the scenario turns the URL into an action log, which replays to the same state.
+  await clicked.click('button[data-step="1000"]');
+  await clicked.click("#consumer-1 .receive");
+  await settled(clicked);
+  const url = clicked.url();
+  assert.match(url, /[?&]log=/);
+  const state = await clicked.evaluate(() => JSON.stringify([window.wasq.engine.peek(window.wasq.queueUrl("orders")), window.wasq.clock.now()]));
+  const replayed = await openPage(browser, url);
+  assert.equal(await replayed.evaluate(() => JSON.stringify([window.wasq.engine.peek(window.wasq.queueUrl("orders")), window.wasq.clock.now()])), state);
+  assert.deepEqual(await mismatches(replayed), []);
+  for (const p of [page, clicked, replayed]) await p.context().close();
+});
+
+test("?embed hides the chrome; 375 px wide stays readable without sideways scrolling", async () => {
+  const page = await openPage(browser, server.url, "?embed&scenario=fifo-two-groups&step=2", { width: 375, height: 800 });
+  assert.equal(await page.isVisible("header.chrome"), false);
+  assert.equal(await page.isVisible("#scenario-next"), true);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(overflow <= 0, `page scrolls sideways by ${overflow}px`);
+  const fontPx = await page.$eval("#lanes .card .body", (e) => parseFloat(getComputedStyle(e).fontSize));
+  assert.ok(fontPx >= 11, `card text is ${fontPx}px`);
+  assert.deepEqual(await mismatches(page), []);
+  assert.match(page.url(), /\?embed&scenario=fifo-two-groups&step=2$/);
+  await page.screenshot({ path: join(ARTIFACTS, "narrow-375.png"), fullPage: true });
+  await page.context().close();
+});
+
+test("with prefers-reduced-motion, cards change lanes without travelling", async () => {
+  const page = await openPage(browser, server.url, "?scenario=visibility&step=0", { reducedMotion: "reduce" });
+  await page.click("#scenario-next");
+  await settled(page);
+  const card = await page.evaluate(() => {
+    const c = document.querySelector("#lanes .card");
+    return { lane: c.closest(".cell").dataset.lane, anims: c.getAnimations().length, marked: c.classList.contains("just-moved") };
+  });
+  assert.deepEqual(card, { lane: "inflight", anims: 0, marked: true });
+  await page.context().close();
+});
+
+test("the heartbeat keeps a message in flight until the 12-hour cap stops it", async () => {
+  const page = await openPage(browser, server.url);
+  await createQueue(page, { name: "hb", vt: 20 });
+  await send(page, "long job");
+  await page.click("#consumer-0 .receive");
+  await settled(page);
+  await page.click("#consumer-0 .held li .hb");
+  await settled(page);
+  assert.equal(await page.getAttribute("#consumer-0 .held li .hb", "aria-pressed"), "true");
+  for (let i = 0; i < 12; i++) await page.click('button[data-step="10000"]');
+  await settled(page);
+  const state = await page.evaluate(() => window.wasq.engine.peek(window.wasq.queueUrl("hb")).messages[0].state);
+  assert.equal(state, "in-flight", "two minutes later the message is still in flight");
+  const beats = await page.evaluate(() => window.wasq.playground.events.filter((e) => e.type === "visibility-changed").length);
+  assert.ok(beats >= 6, `${beats} extensions`);
+  assert.deepEqual(await mismatches(page), []);
+  // Jump to the cap: the heartbeat's next extension is refused and the page says why.
+  await page.evaluate(() => window.wasq.step(12 * 3600 * 1000));
+  await settled(page);
+  assert.equal(await page.textContent("#consumer-0 .error .sqs-code"), "InvalidParameterValue");
+  assert.equal(await page.getAttribute("#consumer-0 .held li .hb", "aria-pressed"), "false");
+  assert.deepEqual(await mismatches(page), []);
+  await page.context().close();
+});
+
+test("play at 60× moves the clock and fires deadlines; pause stops it", async () => {
+  const page = await openPage(browser, server.url, "?scenario=visibility&step=1");
+  await page.click('[data-speed="60"]');
+  await page.click("#play");
+  await page.waitForFunction(() => window.wasq.clock.now() - Date.UTC(2026, 0, 1, 9) > 62000, null, { timeout: 5000 });
+  await page.click("#play");
+  await settled(page);
+  const t = await page.evaluate(() => window.wasq.clock.now());
+  await page.waitForTimeout(300);
+  assert.equal(await page.evaluate(() => window.wasq.clock.now()), t, "paused");
+  assert.deepEqual(await mismatches(page), []);
+  const m = await page.evaluate(() => window.wasq.engine.peek(window.wasq.queueUrl("orders")).messages[0].state);
+  assert.equal(m, "stored", "the 60 s visibility timeout ran out while playing");
+  assert.match(await page.textContent("#announcer"), /visib/);
+  await page.context().close();
+});

@@ -1,0 +1,43 @@
+// A static server with the same layout as `wasq serve`: the page at `/`, the package at `/pkg/`.
+// Used when WASQ_PAGE_URL does not point the tests at a running `wasq serve`.
+import { createServer } from "node:http";
+import { createReadStream, statSync } from "node:fs";
+import { extname, join, normalize, resolve } from "node:path";
+
+const TYPES = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".json": "application/json",
+  ".wasm": "application/wasm",
+  ".png": "image/png",
+  ".svg": "image/svg+xml",
+};
+
+export function startStaticServer(repoRoot) {
+  const mounts = [
+    ["/pkg/", resolve(repoRoot, "pkg")],
+    ["/", resolve(repoRoot, "www")],
+  ];
+  const server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url, "http://x").pathname);
+    const [prefix, dir] = mounts.find(([p]) => path.startsWith(p));
+    let file = normalize(join(dir, path.slice(prefix.length)));
+    if (!file.startsWith(dir)) { res.writeHead(403).end(); return; }
+    try {
+      if (statSync(file).isDirectory()) file = join(file, "index.html");
+      statSync(file);
+    } catch {
+      res.writeHead(404, { "content-type": "text/plain" }).end("not found");
+      return;
+    }
+    res.writeHead(200, { "content-type": TYPES[extname(file)] || "application/octet-stream", "cache-control": "no-store" });
+    createReadStream(file).pipe(res);
+  });
+  return new Promise((ok) => {
+    server.listen(0, "127.0.0.1", () => {
+      ok({ url: `http://127.0.0.1:${server.address().port}/`, close: () => new Promise((done) => server.close(done)) });
+    });
+  });
+}

@@ -1,0 +1,331 @@
+// Wires the page: loads the package, builds a Playground from the URL (a scenario step or an action
+// log), and re-renders after every action and every clock step.
+
+import { loadWasq } from "./loader.js";
+import { Playground } from "./playground.js";
+import { LanesView } from "./lanes.js";
+import { renderCounters, TimelineView, ConsumersView, showError, num } from "./panels.js";
+import { SCENARIOS, scenarioById, actionsThrough } from "./scenarios.js";
+import { fmtClock, fmtSeconds } from "./format.js";
+
+const $ = (sel) => document.querySelector(sel);
+const params = new URLSearchParams(location.search);
+if (params.has("embed")) document.documentElement.classList.add("embed");
+
+let wasqModule;
+let pg;
+let views;
+let scenario = null; // {def, step}: set while the log is exactly a scenario's steps
+let playing = false;
+let speed = 1;
+let busy = Promise.resolve();
+
+/** Serializes everything that touches the engine: actions, clock steps and replays never interleave. */
+function serial(fn) {
+  const run = busy.then(fn);
+  busy = run.catch(() => {});
+  return run;
+}
+
+function fresh() {
+  pg = new Playground(wasqModule);
+  $("#lanes").replaceChildren();
+  $("#timeline").replaceChildren();
+  $("#consumers").replaceChildren();
+  views = {
+    lanes: new LanesView($("#lanes"), pg),
+    timeline: new TimelineView($("#timeline"), $("#announcer"), pg),
+    consumers: new ConsumersView($("#consumers"), pg, act),
+  };
+  pg.onChange(render);
+  for (const k of ["create", "send"]) showError($(`#${k}-form .error`), null);
+  showError($("#scenario-error"), null);
+  render();
+}
+
+function render() {
+  views.lanes.render();
+  renderCounters($("#counters"), pg);
+  views.timeline.render();
+  views.consumers.render();
+  renderTabs();
+  renderDlqOptions();
+  showError($("#create-form .error"), pg.errors.get("create"));
+  showError($("#send-form .error"), pg.errors.get("send"));
+  $("#clock-now").textContent = fmtClock(pg.now);
+  const next = pg.nextDeadline();
+  $("#step-deadline").disabled = next === null;
+  $("#next-deadline").textContent = next === null ? "nothing scheduled" : `next deadline ${fmtClock(next)} (in ${fmtSeconds(next - pg.now)})`;
+  $("#empty-hint").hidden = pg.queues.size > 0;
+  $("#queue-heading").textContent = pg.selected ? pg.selected : "Queue";
+  $("#send-form button").disabled = !pg.selected;
+  renderScenario();
+}
+
+function renderTabs() {
+  const tabs = $("#queue-tabs");
+  const names = [...pg.queues.keys()];
+  const key = names.join("\u0000") + "\u0001" + pg.selected;
+  if (tabs.dataset.key === key) return;
+  tabs.dataset.key = key;
+  tabs.replaceChildren(...names.map((n) => {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.setAttribute("role", "tab");
+    b.setAttribute("aria-selected", String(n === pg.selected));
+    b.textContent = n;
+    b.addEventListener("click", () => act(["sel", n]));
+    return b;
+  }));
+}
+
+function renderDlqOptions() {
+  const sel = $('#create-form select[name="dlq"]');
+  const names = [...pg.queues.keys()];
+  if (sel.dataset.key === names.join("\u0000")) return;
+  sel.dataset.key = names.join("\u0000");
+  const keep = sel.value;
+  sel.replaceChildren(new Option("none", ""), ...names.map((n) => new Option(n, n)));
+  sel.value = names.includes(keep) ? keep : "";
+}
+
+function renderScenario() {
+  const box = $("#scenario-box");
+  box.hidden = !scenario;
+  if (!scenario) return;
+  const { def, step } = scenario;
+  $("#scenario-title").textContent = def.title;
+  $("#scenario-caption").textContent = def.steps[step].caption;
+  $("#scenario-progress").textContent = `step ${step + 1} of ${def.steps.length} · ${def.source}`;
+  $("#scenario-next").disabled = step + 1 >= def.steps.length;
+}
+
+/** A reader action: the page leaves scenario mode (the URL becomes the action log). */
+function act(action) {
+  return serial(async () => {
+    leaveScenarioIfNeeded();
+    await pg.apply(action);
+    render();
+    updateUrl();
+  });
+}
+
+async function runStep(step) {
+  const { def } = scenario;
+  let unexpected = null;
+  for (const action of def.steps[step].actions) {
+    const err = await pg.apply(action);
+    if (err && err.name !== def.steps[step].expectError) unexpected = err;
+  }
+  scenario.step = step;
+  showError($("#scenario-error"), unexpected);
+}
+
+function startScenario(id, upTo = 0) {
+  return serial(async () => {
+    const def = scenarioById(id);
+    fresh();
+    if (!def) { updateUrl(); return; }
+    scenario = { def, step: 0 };
+    $("#scenario-select").value = id;
+    for (let s = 0; s <= Math.min(upTo, def.steps.length - 1); s++) await runStep(s);
+    render();
+    updateUrl();
+  });
+}
+
+function nextStep() {
+  return serial(async () => {
+    if (!scenario || scenario.step + 1 >= scenario.def.steps.length) return;
+    await runStep(scenario.step + 1);
+    render();
+    updateUrl();
+    $("#lanes").scrollIntoView?.({ block: "nearest" });
+  });
+}
+
+// --- time -----------------------------------------------------------------------------------
+
+function step(ms) {
+  return serial(async () => {
+    leaveScenarioIfNeeded();
+    await pg.passTime(ms);
+    updateUrl();
+  });
+}
+
+// Letting time pass inside a scenario keeps the scenario's caption, but the URL must then carry the log.
+function leaveScenarioIfNeeded() {
+  if (scenario) scenario.diverged = true;
+}
+
+function setPlaying(on) {
+  playing = on;
+  const b = $("#play");
+  b.setAttribute("aria-pressed", String(on));
+  b.textContent = on ? "❚❚ Pause" : "▶ Play";
+  if (on) requestAnimationFrame(frame);
+  else updateUrl();
+}
+
+let lastFrame = null;
+let frameBusy = false;
+function frame(t) {
+  if (!playing) { lastFrame = null; return; }
+  if (lastFrame !== null && !frameBusy) {
+    // A hidden tab or a slow frame must not jump the simulation by minutes.
+    const dt = Math.min(t - lastFrame, 250) * speed;
+    frameBusy = true;
+    step(dt).finally(() => { frameBusy = false; });
+  }
+  lastFrame = t;
+  requestAnimationFrame(frame);
+}
+
+// --- URL ------------------------------------------------------------------------------------
+
+function encodeLog(log) {
+  const bytes = new TextEncoder().encode(JSON.stringify(log));
+  let bin = "";
+  for (const b of bytes) bin += String.fromCharCode(b);
+  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function decodeLog(s) {
+  const bin = atob(s.replace(/-/g, "+").replace(/_/g, "/"));
+  return JSON.parse(new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0))));
+}
+
+function stateUrl() {
+  const p = new URLSearchParams();
+  for (const k of ["embed", "pkg"]) if (params.has(k)) p.set(k, params.get(k));
+  if (scenario && !scenario.diverged) {
+    p.set("scenario", scenario.def.id);
+    p.set("step", String(scenario.step));
+  } else if (pg.log.length) {
+    p.set("log", encodeLog(pg.log));
+  }
+  const q = p.toString().replace(/embed=(&|$)/, "embed$1");
+  return `${location.pathname}${q ? `?${q}` : ""}`;
+}
+
+function updateUrl() {
+  if (playing) return; // rewritten when paused, not sixty times a second
+  const url = stateUrl();
+  history.replaceState(null, "", url);
+  $("#permalink").href = url;
+}
+
+async function restoreFromUrl() {
+  const id = params.get("scenario");
+  if (id && scenarioById(id)) return startScenario(id, Number(params.get("step")) || 0);
+  const log = params.get("log");
+  if (log) {
+    await serial(async () => {
+      fresh();
+      let actions = [];
+      try { actions = decodeLog(log); } catch { actions = []; }
+      for (const a of actions) await pg.apply(a);
+      render();
+      updateUrl();
+    });
+    return;
+  }
+  await serial(async () => fresh());
+}
+
+// --- wiring ---------------------------------------------------------------------------------
+
+function wire() {
+  const select = $("#scenario-select");
+  for (const s of SCENARIOS) select.append(new Option(s.title, s.id));
+  select.addEventListener("change", () => startScenario(select.value));
+  $("#scenario-next").addEventListener("click", nextStep);
+  $("#scenario-restart").addEventListener("click", () => scenario && startScenario(scenario.def.id));
+
+  $("#play").addEventListener("click", () => setPlaying(!playing));
+  for (const b of document.querySelectorAll("[data-speed]")) {
+    b.addEventListener("click", () => {
+      speed = Number(b.dataset.speed);
+      for (const o of document.querySelectorAll("[data-speed]")) o.setAttribute("aria-pressed", String(o === b));
+    });
+  }
+  for (const b of document.querySelectorAll("[data-step]")) b.addEventListener("click", () => step(Number(b.dataset.step)));
+  $("#step-deadline").addEventListener("click", () => {
+    const next = pg.nextDeadline();
+    if (next !== null) step(Math.max(1, next - pg.now));
+  });
+  $("#add-consumer").addEventListener("click", () => act(["c"]));
+
+  $("#create-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const f = new FormData(ev.currentTarget);
+    let name = String(f.get("name")).trim();
+    const fifo = f.get("fifo") === "on";
+    if (fifo && !name.endsWith(".fifo")) name += ".fifo";
+    const attrs = {};
+    if (fifo) attrs.FifoQueue = "true";
+    if (f.get("vt") !== "") attrs.VisibilityTimeout = String(f.get("vt"));
+    if (f.get("delay") !== "" && f.get("delay") !== "0") attrs.DelaySeconds = String(f.get("delay"));
+    if (f.get("cbd") === "on") attrs.ContentBasedDeduplication = "true";
+    if (f.get("dlq")) attrs.RedrivePolicy = { dlq: f.get("dlq"), maxReceiveCount: num(f.get("mrc"), 3) };
+    act(["q", name, attrs]);
+  });
+  $('#create-form input[name="fifo"]').addEventListener("change", (ev) => {
+    const n = $('#create-form input[name="name"]');
+    if (ev.target.checked && !n.value.endsWith(".fifo")) n.value += ".fifo";
+    if (!ev.target.checked) n.value = n.value.replace(/\.fifo$/, "");
+  });
+
+  $("#send-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const f = new FormData(ev.currentTarget);
+    const m = { body: String(f.get("body")) };
+    if (f.get("group")) m.group = String(f.get("group"));
+    if (f.get("dedup")) m.dedup = String(f.get("dedup"));
+    if (f.get("delay") !== "") m.delay = num(f.get("delay"));
+    const count = Math.max(1, Math.min(10, num(f.get("count"), 1) | 0));
+    if (count === 1) act(["s", pg.selected, m]);
+    else act(["b", pg.selected, Array.from({ length: count }, (_, i) => ({ ...m, body: `${m.body} ${i + 1}`, ...(m.dedup ? { dedup: `${m.dedup}-${i + 1}` } : {}) }))]);
+  });
+
+  document.addEventListener("keydown", (ev) => {
+    if (ev.target.closest("input, select, textarea, button") || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if (ev.key === " ") { ev.preventDefault(); setPlaying(!playing); }
+    if (ev.key === ".") step(1000);
+    if (ev.key === "n") nextStep();
+  });
+}
+
+async function main() {
+  const t0 = performance.now();
+  try {
+    const loaded = await loadWasq();
+    wasqModule = loaded.mod;
+  } catch (e) {
+    const p = $("#load-error");
+    p.hidden = false;
+    p.textContent = e.message;
+    throw e;
+  }
+  wire();
+  await restoreFromUrl();
+  const api = {
+    get engine() { return pg.engine; },
+    get clock() { return pg.clock; },
+    get playground() { return pg; },
+    queueUrl: (name) => pg.queueUrl(name),
+    act,
+    nextStep,
+    startScenario,
+    step,
+    settled: () => busy,
+    get moves() { return views.lanes.moves; },
+    scenarios: SCENARIOS,
+    readyMs: performance.now() - t0,
+  };
+  window.wasq = api;
+  document.documentElement.dataset.ready = "true";
+}
+
+main();

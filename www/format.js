@@ -1,0 +1,23 @@
+// Times are shown relative to the playground's start, because the clock is simulated: "+01:25.000"
+// reads better than an epoch date that only means something to the engine.
+import { START } from "./playground.js";
+
+const pad = (n, w = 2) => String(n).padStart(w, "0");
+
+/** Engine time (epoch ms) as `+mm:ss.mmm`, or `+h:mm:ss` past an hour. */
+export function fmtClock(at) {
+  const ms = Math.max(0, at - START);
+  const h = Math.floor(ms / 3600000);
+  const m = Math.floor((ms % 3600000) / 60000);
+  const s = Math.floor((ms % 60000) / 1000);
+  if (h) return `+${h}:${pad(m)}:${pad(s)}`;
+  return `+${pad(m)}:${pad(s)}.${pad(ms % 1000, 3)}`;
+}
+
+/** A duration in ms, rounded up to whole seconds (a countdown never shows 0 s before it ends). */
+export function fmtSeconds(ms) {
+  const s = Math.ceil(ms / 1000);
+  if (s < 120) return `${s} s`;
+  if (s < 7200) return `${Math.floor(s / 60)} min ${s % 60} s`;
+  return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+}

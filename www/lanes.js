@@ -1,0 +1,278 @@
+// Draws one queue as lanes of message cards, keyed by message id, straight from engine.peek().
+// Cards are reused across renders so that when a message changes state its card element moves to
+// another lane; FLIP (measure, move, invert, play) animates that move with the Web Animations API.
+
+import { isRemoved } from "./playground.js";
+import { fmtSeconds } from "./format.js";
+
+export const LANES = [
+  { id: "stored", title: "Stored", hint: "visible, ready to receive" },
+  { id: "inflight", title: "In flight", hint: "received, hidden until the visibility timeout ends" },
+  { id: "deleted", title: "Deleted", hint: "recently removed" },
+  { id: "dlq", title: "Dead-letter queue", hint: "" },
+];
+const RING = 2 * Math.PI * 8;
+const reducedMotion = matchMedia("(prefers-reduced-motion: reduce)");
+
+/** The lane a peeked message belongs in (the page tests use the same rule, stated in README.md). */
+export function laneOf(message, inDeadLetterQueue) {
+  if (inDeadLetterQueue || message.state === "dead-lettered") return "dlq";
+  if (message.state === "delayed") return "delayed";
+  if (message.state === "stored") return "stored";
+  if (message.state === "in-flight") return "inflight";
+  return "deleted";
+}
+
+export class LanesView {
+  constructor(root, pg) {
+    this.root = root;
+    this.pg = pg;
+    this.cards = new Map(); // messageId -> element
+    this.shape = "";
+    this.moves = 0;
+  }
+
+  render() {
+    const pg = this.pg;
+    const name = pg.selected;
+    const url = name && pg.queueUrl(name);
+    if (!url) {
+      this.root.replaceChildren();
+      this.shape = "";
+      return;
+    }
+    const peek = pg.engine.peek(url);
+    const dlq = pg.deadLetterQueueOf(name);
+    let dlqPeek = null;
+    if (dlq && !dlq.missing) {
+      try { dlqPeek = pg.engine.peek(pg.queueUrl(dlq.name)); } catch { dlqPeek = null; }
+    }
+
+    // Where each message goes; a message in the DLQ shows there once, not also as the source's tail.
+    const placed = new Map();
+    for (const m of peek.messages) placed.set(m.messageId, { m, lane: laneOf(m, false) });
+    for (const m of dlqPeek?.messages || []) placed.set(m.messageId, { m, lane: laneOf(m, true) });
+
+    const fifo = peek.queue.fifo;
+    const groups = [];
+    if (fifo) {
+      for (const g of peek.groups || []) groups.push(g.groupId);
+      for (const { m } of placed.values()) if (m.groupId && !groups.includes(m.groupId)) groups.push(m.groupId);
+    } else {
+      groups.push("");
+    }
+    const lanes = LANES.filter((l) => l.id !== "dlq" || dlq);
+    const locks = new Map((peek.groups || []).map((g) => [g.groupId, g.locked]));
+
+    const first = new Map();
+    for (const [id, el] of this.cards) if (el.isConnected) first.set(id, { rect: el.getBoundingClientRect(), lane: el.dataset.lane });
+
+    const shape = JSON.stringify([name, fifo, lanes.map((l) => l.id), groups, dlq?.name]);
+    if (shape !== this.shape) this.#skeleton(lanes, groups, fifo, dlq);
+    this.shape = shape;
+
+    for (const g of groups) {
+      const head = this.root.querySelector(`.group-head[data-group="${CSS.escape(g)}"]`);
+      if (head) {
+        const locked = Boolean(locks.get(g));
+        head.dataset.locked = locked;
+        head.querySelector(".lock").textContent = locked ? "🔒" : "";
+        head.querySelector(".lock").setAttribute("aria-label", locked ? "locked: a message is in flight" : "");
+      }
+    }
+
+    const buckets = new Map();
+    for (const entry of placed.values()) {
+      const key = `${fifo ? entry.m.groupId || "" : ""}\u0000${entry.lane}`;
+      if (!buckets.has(key)) buckets.set(key, []);
+      buckets.get(key).push(entry);
+    }
+    const seen = new Set();
+    for (const cell of this.root.querySelectorAll(".cell")) {
+      const entries = buckets.get(`${cell.dataset.group}\u0000${cell.dataset.lane}`) || [];
+      if (cell.dataset.lane !== "deleted" && cell.dataset.lane !== "dlq") entries.sort(byOrder);
+      const els = entries.map(({ m, lane }, i) => {
+        seen.add(m.messageId);
+        return this.#card(m, lane, peek.now, entries.length - i);
+      });
+      // Only touch the DOM when the order changed, so unchanged cards keep their place and focus.
+      const current = [...cell.children];
+      if (current.length !== els.length || current.some((el, i) => el !== els[i])) cell.replaceChildren(...els);
+    }
+    for (const [id, el] of this.cards) {
+      if (!seen.has(id)) { el.remove(); this.cards.delete(id); }
+    }
+
+    // Counters inside the dead-letter lane come from the DLQ's own GetQueueAttributes.
+    const dlqCount = this.root.querySelector(".dlq-count");
+    if (dlqCount && dlq && !dlq.missing) {
+      const a = pg.attributes(dlq.name) || {};
+      dlqCount.textContent = `${dlq.name} · ApproximateNumberOfMessages ${a.ApproximateNumberOfMessages ?? "?"} · maxReceiveCount ${dlq.maxReceiveCount}`;
+    } else if (dlqCount && dlq) {
+      dlqCount.textContent = `${dlq.name} (does not exist)`;
+    }
+
+    this.#flip(first);
+    this.#flashes();
+  }
+
+  #skeleton(lanes, groups, fifo, dlq) {
+    const root = this.root;
+    root.replaceChildren();
+    root.classList.toggle("fifo", fifo);
+    root.style.setProperty("--lanes", lanes.length);
+    const head = el("div", "lane-titles");
+    if (fifo) head.append(el("div", "group-title", "Message group"));
+    for (const l of lanes) {
+      const t = el("div", `lane-title lane-${l.id}`);
+      t.append(el("span", "name", l.title));
+      if (l.id === "dlq") t.append(el("span", "hint dlq-count", dlq?.name || ""));
+      else t.append(el("span", "hint", l.hint));
+      head.append(t);
+    }
+    root.append(head);
+    for (const g of groups) {
+      const row = el("div", "lane-row");
+      row.dataset.group = g;
+      if (fifo) {
+        const gh = el("div", "group-head");
+        gh.dataset.group = g;
+        gh.append(el("span", "lock"), el("span", "gname", g));
+        row.append(gh);
+      }
+      for (const l of lanes) {
+        const lc = el("div", `lane-cell lane-${l.id}`);
+        const label = `${l.title}${fifo ? `, group ${g}` : ""}`;
+        lc.append(el("div", "cell-label", label));
+        if (l.id === "stored") {
+          const d = cellEl("delayed", g, `Delayed${fifo ? `, group ${g}` : ""}`);
+          d.classList.add("delayed-area");
+          lc.append(d);
+        }
+        lc.append(cellEl(l.id, g, label));
+        row.append(lc);
+      }
+      root.append(row);
+    }
+  }
+
+  #card(m, lane, now, fromEnd) {
+    let card = this.cards.get(m.messageId);
+    const pg = this.pg;
+    if (!card) {
+      card = el("div", "card");
+      card.dataset.id = m.messageId;
+      card.setAttribute("role", "listitem");
+      card.innerHTML = `<div class="top"><b class="label"></b><span class="seq"></span><span class="rc"></span></div>
+        <div class="body"></div>
+        <div class="meta"><svg class="ring" viewBox="0 0 20 20" aria-hidden="true"><circle class="track" cx="10" cy="10" r="8"/><circle class="left" cx="10" cy="10" r="8" stroke-dasharray="${RING}"/></svg><span class="holder"></span><span class="when"></span></div>`;
+      card.dataset.new = "1";
+      this.cards.set(m.messageId, card);
+    }
+    const label = pg.label(m.messageId);
+    card.dataset.lane = lane;
+    card.dataset.state = m.state;
+    card.querySelector(".label").textContent = label;
+    card.querySelector(".body").textContent = m.body;
+    card.querySelector(".body").title = m.body;
+    const seq = card.querySelector(".seq");
+    seq.textContent = m.sequenceNumber ? `seq …${m.sequenceNumber.slice(-4)}` : "";
+    seq.title = m.sequenceNumber ? `SequenceNumber ${m.sequenceNumber}` : "";
+    const rc = card.querySelector(".rc");
+    rc.textContent = m.receiveCount ? `received ×${m.receiveCount}` : "";
+    const holder = m.state === "in-flight" ? pg.holderOf(m) : null;
+    card.querySelector(".holder").textContent = holder ? `held by ${holder}` : "";
+    const when = card.querySelector(".when");
+    const ring = card.querySelector(".ring");
+    let status = m.state;
+    if (m.state === "in-flight" && m.visibleAt !== undefined) {
+      const win = pg.windows.get(m.messageId);
+      const total = win && win.to === m.visibleAt ? Math.max(1, win.to - win.from) : Math.max(1, m.visibleAt - now);
+      const left = Math.max(0, m.visibleAt - now);
+      ring.querySelector(".left").style.strokeDashoffset = String(RING * (1 - left / total));
+      ring.hidden = false;
+      when.textContent = `${fmtSeconds(left)} left`;
+      status = `in flight${holder ? `, held by consumer ${holder}` : ""}, visible again in ${fmtSeconds(left)}`;
+    } else if (m.state === "delayed" && m.delayedUntil !== undefined) {
+      ring.hidden = true;
+      when.textContent = `delay ${fmtSeconds(Math.max(0, m.delayedUntil - now))}`;
+      status = `delayed for ${fmtSeconds(Math.max(0, m.delayedUntil - now))}`;
+    } else {
+      ring.hidden = true;
+      when.textContent = isRemoved(m.state) || m.state === "dead-lettered" || lane === "dlq" ? m.state.replace("-", " ") : "";
+    }
+    // The removed tail fades with age: the oldest entries are the faintest.
+    card.style.setProperty("--age", lane === "deleted" ? String(Math.min(fromEnd - 1, 5)) : "0");
+    card.setAttribute("aria-label", `${label}: ${m.body}; ${status}${m.receiveCount ? `; received ${m.receiveCount} times` : ""}`);
+    return card;
+  }
+
+  #flip(first) {
+    const animate = !reducedMotion.matches;
+    for (const [id, card] of this.cards) {
+      const before = first.get(id);
+      if (!before) {
+        if (card.dataset.new && animate) card.animate([{ opacity: 0, transform: "scale(.92)" }, { opacity: 1, transform: "none" }], { duration: 260, easing: "ease-out" });
+        delete card.dataset.new;
+        continue;
+      }
+      delete card.dataset.new;
+      if (before.lane === card.dataset.lane) continue;
+      card.dataset.movedFrom = before.lane;
+      this.moves++;
+      const after = card.getBoundingClientRect();
+      const dx = before.rect.left - after.left;
+      const dy = before.rect.top - after.top;
+      if (animate && (dx || dy)) {
+        card.animate(
+          [{ transform: `translate(${dx}px, ${dy}px)`, boxShadow: "0 8px 24px rgb(20 30 60 / .25)" }, { transform: "none", boxShadow: "none" }],
+          { duration: 520, easing: "cubic-bezier(.2,.7,.2,1)" },
+        );
+      } else if (!animate) {
+        // Without motion the move is still marked, by a short outline that does not travel.
+        card.classList.add("just-moved");
+        setTimeout(() => card.classList.remove("just-moved"), 1200);
+      }
+    }
+  }
+
+  #flashes() {
+    const pg = this.pg;
+    while (pg.flashes.length) {
+      const { messageId, text } = pg.flashes.shift();
+      const card = this.cards.get(messageId);
+      if (!card) continue;
+      const badge = el("span", "flash", text);
+      badge.setAttribute("role", "status");
+      card.append(badge);
+      card.classList.add("flashing");
+      if (!reducedMotion.matches) {
+        card.animate([{ outlineColor: "var(--warn)" }, { outlineColor: "transparent" }], { duration: 1600 });
+      }
+      setTimeout(() => { badge.remove(); card.classList.remove("flashing"); }, 2400);
+    }
+  }
+}
+
+function byOrder({ m: a }, { m: b }) {
+  if (a.sequenceNumber && b.sequenceNumber) {
+    return a.sequenceNumber.length - b.sequenceNumber.length || (a.sequenceNumber < b.sequenceNumber ? -1 : 1);
+  }
+  return a.sentTimestamp - b.sentTimestamp;
+}
+
+function cellEl(lane, group, label) {
+  const c = el("div", "cell");
+  c.dataset.lane = lane;
+  c.dataset.group = group;
+  c.setAttribute("role", "list");
+  c.setAttribute("aria-label", label);
+  return c;
+}
+
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}

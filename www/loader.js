@@ -1,0 +1,52 @@
+// Finds the built wasq package and imports its browser entry.
+//
+// The page is served in two layouts: by `wasq serve` (page at `/`, package at `/pkg/`) and from any
+// static host (package copied to `./vendor/wasq/`). Rather than hard-coding the entry file, we read
+// the package's own package.json and follow its `browser` export, so a change in the package's
+// layout never breaks the page.
+
+const ENTRY_CONDITIONS = ["browser", "import", "default"];
+
+/** The candidate package roots: `?pkg=` first, then the page's `<meta name="wasq-pkg">`. */
+export function packageRoots(location = window.location, doc = document) {
+  const roots = [];
+  const fromQuery = new URLSearchParams(location.search).get("pkg");
+  if (fromQuery) roots.push(fromQuery);
+  const meta = doc.querySelector('meta[name="wasq-pkg"]');
+  if (meta) roots.push(...meta.content.split(/\s+/).filter(Boolean));
+  return roots.map((r) => new URL(r.endsWith("/") ? r : r + "/", location.href).href);
+}
+
+/** Picks the browser entry from an `exports` map (string, conditions object, or "." subpath). */
+export function browserEntry(pkgJson) {
+  let target = pkgJson.exports ?? pkgJson.browser ?? pkgJson.module ?? pkgJson.main;
+  if (target && typeof target === "object" && "." in target) target = target["."];
+  // Conditions can nest (e.g. "browser": {"import": …}); descend until a string.
+  for (let depth = 0; target && typeof target === "object" && depth < 4; depth++) {
+    const key = ENTRY_CONDITIONS.find((k) => k in target);
+    target = key ? target[key] : undefined;
+  }
+  if (typeof target !== "string") throw new Error("package.json names no browser entry");
+  return target;
+}
+
+/** Imports the package from the first root that has a package.json; returns the module and where it came from. */
+export async function loadWasq() {
+  const tried = [];
+  for (const root of packageRoots()) {
+    let pkgJson;
+    try {
+      const res = await fetch(new URL("package.json", root));
+      if (!res.ok) { tried.push(`${root} (${res.status})`); continue; }
+      pkgJson = await res.json();
+    } catch (e) {
+      tried.push(`${root} (${e.message})`);
+      continue;
+    }
+    const entry = new URL(browserEntry(pkgJson), root).href;
+    const mod = await import(entry);
+    await mod.init();
+    return { mod, root, entry, version: pkgJson.version };
+  }
+  throw new Error(`wasq package not found; tried ${tried.join(", ")}. See www/README.md.`);
+}
