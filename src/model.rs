@@ -25,7 +25,11 @@ pub struct MessageAttributeValue {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub string_list_values: Vec<String>,
     /// Reserved by SQS ("not implemented"); accepted and ignored.
-    #[serde(default, skip_serializing_if = "Vec::is_empty", with = "crate::model::base64_vec")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        with = "crate::model::base64_vec"
+    )]
     pub binary_list_values: Vec<Vec<u8>>,
 }
 
@@ -40,7 +44,9 @@ pub mod base64_opt {
     /// Serialize as standard base64.
     pub fn serialize<S: Serializer>(v: &Option<Vec<u8>>, s: S) -> Result<S::Ok, S::Error> {
         match v {
-            Some(bytes) => s.serialize_str(&base64::engine::general_purpose::STANDARD.encode(bytes)),
+            Some(bytes) => {
+                s.serialize_str(&base64::engine::general_purpose::STANDARD.encode(bytes))
+            }
             None => s.serialize_none(),
         }
     }

@@ -35,7 +35,9 @@ impl Service {
         let mut by_region: BTreeMap<String, Vec<(String, Vec<u8>)>> = BTreeMap::new();
         for (key, value) in records {
             let Some((region, rest)) = key.split_once('/') else {
-                return Err(RestoreError::Corrupt(format!("record key {key:?} has no region")));
+                return Err(RestoreError::Corrupt(format!(
+                    "record key {key:?} has no region"
+                )));
             };
             by_region
                 .entry(region.to_string())
@@ -100,7 +102,10 @@ impl Service {
 
     /// The earliest moment at which some engine has work to do, if any.
     pub fn next_deadline(&self) -> Option<u64> {
-        self.engines.values().filter_map(Engine::next_deadline).min()
+        self.engines
+            .values()
+            .filter_map(Engine::next_deadline)
+            .min()
     }
 
     /// Durable changes since the last call, keys prefixed with `<region>/`.

@@ -1,24 +1,59 @@
-//! TEMPORARY skeleton so hosts compile while the engine is written; replaced in the next commit.
+//! The queue engine: every queue of one account and region, as a deterministic state machine.
+//!
+//! Each call is given `now` (epoch ms). Before acting, the engine applies everything that fell due
+//! up to `now` (delays ending, visibility timeouts running out, retention, move-task steps), so a
+//! host that only calls it on demand and one that also ticks on `next_deadline()` see the same
+//! behaviour. Time never runs backwards inside the engine: an earlier `now` is taken as the latest
+//! one seen.
+
+mod attributes;
+mod ids;
+mod journal;
+mod message;
+mod move_tasks;
+mod peek;
+mod queue;
+mod queues;
+mod receive;
+mod records;
+pub mod requests;
+mod send;
+mod visibility;
+
 use crate::changes::Changes;
 use crate::context::CallContext;
 use crate::error::SqsError;
 use crate::events::Event;
+use ids::IdKeys;
+use journal::Journal;
+use move_tasks::MoveTask;
+use queue::Queue;
+use rustc_hash::FxHashMap;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
 
-/// Engine settings.
-#[derive(Debug, Clone)]
+pub use records::{RestoreError, FORMAT_VERSION};
+
+/// Engine settings. Every field has SQS's default (see `Default`).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EngineConfig {
-    /// Seed for message ids and receipt handles.
+    /// Seed from which message ids and receipt handles are derived.
     pub seed: u64,
-    /// Region of this engine.
+    /// The region of the queues (`us-east-1` by default); part of every ARN.
     pub region: String,
-    /// Account id (12 digits).
+    /// The 12-digit account id in queue URLs and ARNs.
     pub account_id: String,
-    /// Host used in queue URLs when the call names none.
+    /// `host[:port]` for queue URLs when a call does not say which host it was addressed to.
     pub default_host: String,
-    /// Standard queue in-flight limit.
+    /// In-flight limit of a standard queue (SQS: about 120,000; `OverLimit` on short polls).
     pub standard_inflight_limit: usize,
-    /// FIFO queue in-flight limit.
+    /// In-flight limit of a FIFO queue (SQS: 120,000 since late 2024, 20,000 before; no error).
     pub fifo_inflight_limit: usize,
+    /// Report durable changes (`take_changes`). Off only for a purely in-memory engine.
+    pub persist: bool,
+    /// Keep the event feed and the removed-message tail for `peek`.
+    pub observe: bool,
 }
 
 impl Default for EngineConfig {
@@ -30,56 +65,300 @@ impl Default for EngineConfig {
             default_host: "localhost:9324".into(),
             standard_inflight_limit: 120_000,
             fifo_inflight_limit: 120_000,
+            persist: true,
+            observe: true,
         }
     }
 }
 
-/// Restore failure.
-#[derive(Debug, thiserror::Error)]
-pub enum RestoreError {
-    /// Corrupt store.
-    #[error("corrupt store: {0}")]
-    Corrupt(String),
-    /// Store written by a newer format.
-    #[error("unsupported store format version {found} (this build reads up to {supported})")]
-    UnsupportedVersion {
-        /// found
-        found: u32,
-        /// supported
-        supported: u32,
-    },
-}
-
-/// Engine.
+/// Every queue of one account and region.
 #[derive(Debug)]
 pub struct Engine {
     config: EngineConfig,
+    keys: IdKeys,
+    queues: FxHashMap<u64, Queue>,
+    by_name: BTreeMap<String, u64>,
+    /// Names deleted in the last 60 s (re-creating one is `QueueDeletedRecently`).
+    deleted_names: BTreeMap<String, u64>,
+    /// `(next deadline, queue uid)` for every queue that has one: the engine-wide timer index.
+    deadlines: BTreeSet<(u64, u64)>,
+    queue_deadline: FxHashMap<u64, u64>,
+    tasks: BTreeMap<u64, MoveTask>,
+    next_seq: u64,
+    next_queue: u64,
+    next_task: u64,
+    now: u64,
+    journal: Journal,
 }
 
+const QUEUE_REUSE_WAIT_MS: u64 = 60_000;
+
 impl Engine {
-    /// New.
+    /// An engine with no queues.
     pub fn new(config: EngineConfig) -> Self {
-        Engine { config }
+        let keys = IdKeys::new(config.seed, &config.region);
+        let journal = Journal {
+            record: config.persist,
+            observe: config.observe,
+            ..Default::default()
+        };
+        Engine {
+            config,
+            keys,
+            queues: FxHashMap::default(),
+            by_name: BTreeMap::new(),
+            deleted_names: BTreeMap::new(),
+            deadlines: BTreeSet::new(),
+            queue_deadline: FxHashMap::default(),
+            tasks: BTreeMap::new(),
+            next_seq: 1,
+            next_queue: 1,
+            next_task: 1,
+            now: 0,
+            journal,
+        }
     }
-    /// Restore.
-    pub fn restore(config: EngineConfig, _records: Vec<(String, Vec<u8>)>) -> Result<Self, RestoreError> {
-        Ok(Engine { config })
+
+    /// The configuration the engine runs with.
+    pub fn config(&self) -> &EngineConfig {
+        &self.config
     }
-    /// Dispatch.
-    pub fn dispatch(&mut self, _now: u64, _ctx: &CallContext, action: &str, _params: serde_json::Value) -> Result<serde_json::Value, SqsError> {
-        let _ = &self.config;
-        Err(SqsError::UnknownOperation(format!("not yet: {action}")))
+
+    /// Run one SQS action with its AWS JSON 1.0 parameters; the AWS JSON 1.0 response.
+    pub fn dispatch(
+        &mut self,
+        now: u64,
+        ctx: &CallContext,
+        action: &str,
+        params: Value,
+    ) -> Result<Value, SqsError> {
+        let params = match params {
+            Value::Null => Value::Object(Default::default()),
+            v @ Value::Object(_) => v,
+            _ => {
+                return Err(SqsError::Serialization(
+                    "Start of structure or map expected.".into(),
+                ))
+            }
+        };
+        let now = self.advance(now);
+        match action {
+            "CreateQueue" => self.create_queue(now, ctx, parse(params)?),
+            "DeleteQueue" => self.delete_queue(now, parse(params)?),
+            "GetQueueUrl" => self.get_queue_url(ctx, parse(params)?),
+            "ListQueues" => self.list_queues(ctx, parse(params)?),
+            "GetQueueAttributes" => self.get_queue_attributes(now, parse(params)?),
+            "SetQueueAttributes" => self.set_queue_attributes(now, parse(params)?),
+            "TagQueue" => self.tag_queue(now, parse(params)?),
+            "UntagQueue" => self.untag_queue(now, parse(params)?),
+            "ListQueueTags" => self.list_queue_tags(parse(params)?),
+            "PurgeQueue" => self.purge_queue(now, parse(params)?),
+            "AddPermission" => self.add_permission(now, parse(params)?),
+            "RemovePermission" => self.remove_permission(now, parse(params)?),
+            "SendMessage" => self.send_message(now, ctx, parse(params)?),
+            "SendMessageBatch" => self.send_message_batch(now, ctx, parse(params)?),
+            "ReceiveMessage" => self.receive_message(now, parse(params)?),
+            "DeleteMessage" => self.delete_message(now, parse(params)?),
+            "DeleteMessageBatch" => self.delete_message_batch(now, parse(params)?),
+            "ChangeMessageVisibility" => self.change_message_visibility(now, parse(params)?),
+            "ChangeMessageVisibilityBatch" => {
+                self.change_message_visibility_batch(now, parse(params)?)
+            }
+            "ListDeadLetterSourceQueues" => {
+                self.list_dead_letter_source_queues(ctx, parse(params)?)
+            }
+            "StartMessageMoveTask" => self.start_message_move_task(now, parse(params)?),
+            "ListMessageMoveTasks" => self.list_message_move_tasks(parse(params)?),
+            "CancelMessageMoveTask" => self.cancel_message_move_task(now, parse(params)?),
+            _ => Err(SqsError::UnknownOperation(format!(
+                "The action {action} is not valid for this endpoint."
+            ))),
+        }
     }
-    /// Tick.
-    pub fn tick(&mut self, _now: u64) {}
-    /// Next deadline.
-    pub fn next_deadline(&self) -> Option<u64> { None }
-    /// Changes.
-    pub fn take_changes(&mut self) -> Changes { Changes::default() }
-    /// Events.
-    pub fn take_events(&mut self) -> Vec<Event> { Vec::new() }
-    /// Peek.
-    pub fn peek(&mut self, _now: u64, _ctx: &CallContext, _url: &str) -> Result<serde_json::Value, SqsError> { Err(SqsError::QueueDoesNotExist) }
-    /// Receivable.
-    pub fn receivable(&mut self, _now: u64, _url: &str) -> Result<bool, SqsError> { Err(SqsError::QueueDoesNotExist) }
+
+    /// Apply everything due at `now` (spurious calls are no-ops).
+    pub fn tick(&mut self, now: u64) {
+        self.advance(now);
+    }
+
+    /// The earliest moment at which something changes without a call: a delay or visibility
+    /// timeout ending, a message expiring, a move task's next step.
+    pub fn next_deadline(&self) -> Option<u64> {
+        let queue = self.deadlines.first().map(|d| d.0);
+        let task = self.tasks.values().filter_map(MoveTask::next_step).min();
+        match (queue, task) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Events since the last call.
+    pub fn take_events(&mut self) -> Vec<Event> {
+        std::mem::take(&mut self.journal.events)
+    }
+
+    /// Durable changes since the last call, as records (see `records`).
+    pub fn take_changes(&mut self) -> Changes {
+        self.collect_changes()
+    }
+
+    /// Would a ReceiveMessage on this queue return at least one message at `now`?
+    pub fn receivable(&mut self, now: u64, queue_url: &str) -> Result<bool, SqsError> {
+        self.advance(now);
+        let uid = self.resolve_url(queue_url)?;
+        let limit = self.inflight_limit(uid);
+        let q = self.queue(uid)?;
+        Ok(q.visible > 0 && q.in_flight < limit && self.has_ready(uid))
+    }
+
+    fn has_ready(&self, uid: u64) -> bool {
+        let Some(q) = self.queues.get(&uid) else {
+            return false;
+        };
+        if q.fifo() {
+            q.next_ready_group(&BTreeSet::new()).is_some()
+        } else {
+            q.visible > 0
+        }
+    }
+
+    fn inflight_limit(&self, uid: u64) -> usize {
+        match self.queues.get(&uid) {
+            Some(q) if q.fifo() => self.config.fifo_inflight_limit,
+            _ => self.config.standard_inflight_limit,
+        }
+    }
+
+    /// Move the engine's clock to `now` (never backwards) and apply everything due.
+    fn advance(&mut self, now: u64) -> u64 {
+        let now = now.max(self.now);
+        self.now = now;
+        while let Some(&(at, uid)) = self.deadlines.first() {
+            if at > now {
+                break;
+            }
+            if let Some(q) = self.queues.get_mut(&uid) {
+                q.advance(now, &mut self.journal);
+            }
+            self.sync_deadline(uid);
+        }
+        self.run_move_tasks(now);
+        now
+    }
+
+    /// Re-file a queue in the engine-wide deadline index after its own index changed.
+    fn sync_deadline(&mut self, uid: u64) {
+        let next = self.queues.get(&uid).and_then(Queue::next_deadline);
+        let old = self.queue_deadline.get(&uid).copied();
+        if old == next {
+            return;
+        }
+        if let Some(old) = old {
+            self.deadlines.remove(&(old, uid));
+            self.queue_deadline.remove(&uid);
+        }
+        if let Some(next) = next {
+            self.deadlines.insert((next, uid));
+            self.queue_deadline.insert(uid, next);
+        }
+    }
+
+    fn queue(&self, uid: u64) -> Result<&Queue, SqsError> {
+        self.queues.get(&uid).ok_or(SqsError::QueueDoesNotExist)
+    }
+
+    fn queue_mut(&mut self, uid: u64) -> Result<&mut Queue, SqsError> {
+        self.queues.get_mut(&uid).ok_or(SqsError::QueueDoesNotExist)
+    }
+
+    /// Find a queue by URL: by account and name, whatever host the URL names (spec §2).
+    fn resolve_url(&self, url: &str) -> Result<u64, SqsError> {
+        let path = match url.find("://") {
+            Some(i) => {
+                let rest = &url[i + 3..];
+                rest.find('/').map(|p| &rest[p..]).unwrap_or("")
+            }
+            None => url,
+        };
+        let mut parts = path.trim_end_matches('/').rsplit('/');
+        let name = parts.next().unwrap_or("");
+        let account = parts.next().unwrap_or("");
+        if account != self.config.account_id {
+            return Err(SqsError::QueueDoesNotExist);
+        }
+        self.by_name
+            .get(name)
+            .copied()
+            .ok_or(SqsError::QueueDoesNotExist)
+    }
+
+    fn required_url(&self, url: &Option<String>) -> Result<u64, SqsError> {
+        let url = url
+            .as_deref()
+            .ok_or_else(|| SqsError::MissingParameter("QueueUrl".into()))?;
+        self.resolve_url(url)
+    }
+
+    /// The queue an ARN names, if it is one of this engine's.
+    fn resolve_arn(&self, arn: &str) -> Option<u64> {
+        let mut parts = arn.splitn(6, ':');
+        let (Some("arn"), Some(_), Some("sqs"), Some(region), Some(account), Some(name)) = (
+            parts.next(),
+            parts.next(),
+            parts.next(),
+            parts.next(),
+            parts.next(),
+            parts.next(),
+        ) else {
+            return None;
+        };
+        if region != self.config.region || account != self.config.account_id {
+            return None;
+        }
+        self.by_name.get(name).copied()
+    }
+
+    fn arn(&self, name: &str) -> String {
+        format!(
+            "arn:aws:sqs:{}:{}:{}",
+            self.config.region, self.config.account_id, name
+        )
+    }
+
+    fn url(&self, ctx: &CallContext, name: &str) -> String {
+        let host = ctx.host.as_deref().unwrap_or(&self.config.default_host);
+        let scheme = ctx.scheme.as_deref().unwrap_or("http");
+        format!("{scheme}://{host}/{}/{name}", self.config.account_id)
+    }
+
+    fn sender_id(&self, ctx: &CallContext) -> Option<String> {
+        ctx.sender_id.clone()
+    }
+
+    fn default_sender_id(&self) -> String {
+        // SQS reports the IAM principal id, not the account id (spec §6.1); without SigV4 there is
+        // no principal, so a stable AIDA-style id derived from the account stands in.
+        format!("AIDA{}", self.config.account_id)
+    }
+}
+
+/// Deserialize an action's parameters; a member of the wrong type is a serialization error, as
+/// AWS's JSON protocol reports it.
+fn parse<T: DeserializeOwned>(params: Value) -> Result<T, SqsError> {
+    serde_json::from_value(params).map_err(|e| SqsError::Serialization(e.to_string()))
+}
+
+/// Validate an integer parameter against an inclusive range with SQS's
+/// "Value X for parameter P is invalid. Reason: R" text.
+fn int_in_range(
+    value: Option<i64>,
+    parameter: &str,
+    min: i64,
+    max: i64,
+    reason: &str,
+) -> Result<Option<i64>, SqsError> {
+    match value {
+        Some(v) if v < min || v > max => Err(crate::error::invalid_value(v, parameter, reason)),
+        other => Ok(other),
+    }
 }

@@ -1,0 +1,67 @@
+//! What one operation changed: the records to persist and the events to report.
+
+use crate::events::{Event, EventKind};
+use std::collections::BTreeSet;
+
+/// A durable record, by what it holds. Keys render as short path-like strings (see `records`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum RecordKey {
+    /// Engine counters and the format version.
+    Meta,
+    /// A queue's name, attributes, tags and timestamps.
+    Queue(u64),
+    /// A message's immutable content (body, attributes, ids).
+    Content(u64, u64),
+    /// A message's mutable delivery state (visibility, receive count).
+    State(u64, u64),
+    /// One FIFO deduplication entry.
+    Dedup(u64, u64),
+    /// A recently deleted queue name (the 60-second re-create rule).
+    Deleted(String),
+    /// A message-move task.
+    Task(u64),
+}
+
+/// Collects dirty record keys and events while an operation runs.
+#[derive(Debug, Default)]
+pub(crate) struct Journal {
+    pub(crate) dirty: BTreeSet<RecordKey>,
+    pub(crate) events: Vec<Event>,
+    /// Persisting is on unless the host asked for a pure in-memory engine.
+    pub(crate) record: bool,
+    /// Events and the removed-message tail are on unless the host turned observation off.
+    pub(crate) observe: bool,
+}
+
+impl Journal {
+    pub(crate) fn touch(&mut self, key: RecordKey) {
+        if self.record {
+            self.dirty.insert(key);
+        }
+    }
+
+    pub(crate) fn message(&mut self, queue: u64, seq: u64) {
+        if self.record {
+            self.dirty.insert(RecordKey::Content(queue, seq));
+            self.dirty.insert(RecordKey::State(queue, seq));
+        }
+    }
+
+    pub(crate) fn state(&mut self, queue: u64, seq: u64) {
+        if self.record {
+            self.dirty.insert(RecordKey::State(queue, seq));
+        }
+    }
+
+    /// Record an event; `make` runs only when events are observed, so ids are not formatted
+    /// for nobody.
+    pub(crate) fn event(&mut self, at: u64, queue: &str, make: impl FnOnce() -> EventKind) {
+        if self.observe {
+            self.events.push(Event {
+                at,
+                queue: queue.to_string(),
+                kind: make(),
+            });
+        }
+    }
+}

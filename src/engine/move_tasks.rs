@@ -1,0 +1,361 @@
+//! Message-move tasks (dead-letter queue redrive): Start/List/CancelMessageMoveTask, moving at
+//! `MaxNumberOfMessagesPerSecond` on the engine's clock (spec §11.3–11.4).
+
+use super::ids::format_uuid;
+use super::journal::RecordKey;
+use super::message::{Message, MessageState};
+use super::queue::Removal;
+use super::requests::{
+    CancelMessageMoveTaskRequest, ListMessageMoveTasksRequest, StartMessageMoveTaskRequest,
+};
+use super::{int_in_range, Engine};
+use crate::error::{invalid_value, SqsError};
+use crate::events::EventKind;
+use base64::Engine as _;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+use std::collections::BTreeSet;
+
+/// The rate when the caller names none ("system-chosen" on AWS).
+const DEFAULT_RATE: u32 = 500;
+const STEP_MS: u64 = 1000;
+
+/// One move task and its progress.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct MoveTask {
+    pub(crate) id: u64,
+    pub(crate) source_arn: String,
+    pub(crate) destination_arn: Option<String>,
+    pub(crate) rate: Option<u32>,
+    pub(crate) status: String,
+    pub(crate) moved: u64,
+    pub(crate) to_move: u64,
+    pub(crate) started_at: u64,
+    pub(crate) failure_reason: Option<String>,
+    /// Moves have been made for every step up to here.
+    pub(crate) stepped_to: u64,
+}
+
+impl MoveTask {
+    /// When the task next moves messages, while it runs.
+    pub(crate) fn next_step(&self) -> Option<u64> {
+        (self.status == "RUNNING").then_some(self.stepped_to + STEP_MS)
+    }
+
+    fn handle(&self) -> String {
+        let raw = json!({"taskId": self.id.to_string(), "sourceArn": self.source_arn}).to_string();
+        base64::engine::general_purpose::STANDARD.encode(raw)
+    }
+}
+
+fn not_found(parameter: &str) -> SqsError {
+    SqsError::ResourceNotFoundException(format!(
+        "The resource that you specified for the {parameter} parameter doesn't exist."
+    ))
+}
+
+impl Engine {
+    pub(super) fn start_message_move_task(
+        &mut self,
+        now: u64,
+        req: StartMessageMoveTaskRequest,
+    ) -> Result<Value, SqsError> {
+        let source_arn = req
+            .source_arn
+            .ok_or_else(|| SqsError::MissingParameter("SourceArn".into()))?;
+        let rate = int_in_range(
+            req.max_number_of_messages_per_second,
+            "MaxNumberOfMessagesPerSecond",
+            1,
+            500,
+            "Number must be between 1 and 500.",
+        )?
+        .map(|r| r as u32);
+        let source = self
+            .resolve_arn(&source_arn)
+            .ok_or_else(|| not_found("SourceArn"))?;
+        let is_dlq = self.queues.values().any(|q| {
+            q.attrs
+                .redrive_policy
+                .as_ref()
+                .is_some_and(|p| p.dead_letter_target_arn == source_arn)
+        });
+        if !is_dlq {
+            return Err(SqsError::InvalidParameterValue(
+                "Source queue must be configured as a Dead Letter Queue.".into(),
+            ));
+        }
+        if let Some(dest) = &req.destination_arn {
+            self.resolve_arn(dest)
+                .ok_or_else(|| not_found("DestinationArn"))?;
+        }
+        if self
+            .tasks
+            .values()
+            .any(|t| t.source_arn == source_arn && t.status == "RUNNING")
+        {
+            return Err(SqsError::InvalidParameterValue(
+                "There is already a task running. Only one active task is allowed for a source queue arn at a given time."
+                    .into(),
+            ));
+        }
+        let to_move = self.queue(source)?.visible as u64;
+        let id = self.next_task;
+        self.next_task += 1;
+        let task = MoveTask {
+            id,
+            source_arn,
+            destination_arn: req.destination_arn,
+            rate,
+            status: "RUNNING".into(),
+            moved: 0,
+            to_move,
+            started_at: now,
+            failure_reason: None,
+            // The first batch moves at once; later ones once a second.
+            stepped_to: now.saturating_sub(STEP_MS),
+        };
+        let handle = task.handle();
+        self.tasks.insert(id, task);
+        self.journal.touch(RecordKey::Task(id));
+        self.journal.touch(RecordKey::Meta);
+        self.run_move_tasks(now);
+        Ok(json!({ "TaskHandle": handle }))
+    }
+
+    pub(super) fn list_message_move_tasks(
+        &mut self,
+        req: ListMessageMoveTasksRequest,
+    ) -> Result<Value, SqsError> {
+        let source_arn = req
+            .source_arn
+            .ok_or_else(|| SqsError::MissingParameter("SourceArn".into()))?;
+        let max = int_in_range(
+            req.max_results,
+            "MaxResults",
+            1,
+            10,
+            "Number must be between 1 and 10.",
+        )?
+        .unwrap_or(1) as usize;
+        self.resolve_arn(&source_arn)
+            .ok_or_else(|| not_found("SourceArn"))?;
+        let results: Vec<Value> = self
+            .tasks
+            .values()
+            .rev()
+            .filter(|t| t.source_arn == source_arn)
+            .take(max)
+            .map(|t| {
+                let mut e = Map::new();
+                if t.status == "RUNNING" {
+                    e.insert("TaskHandle".into(), Value::String(t.handle()));
+                }
+                e.insert("Status".into(), Value::String(t.status.clone()));
+                e.insert("SourceArn".into(), Value::String(t.source_arn.clone()));
+                if let Some(d) = &t.destination_arn {
+                    e.insert("DestinationArn".into(), Value::String(d.clone()));
+                }
+                if let Some(r) = t.rate {
+                    e.insert("MaxNumberOfMessagesPerSecond".into(), json!(r));
+                }
+                e.insert("ApproximateNumberOfMessagesMoved".into(), json!(t.moved));
+                e.insert("ApproximateNumberOfMessagesToMove".into(), json!(t.to_move));
+                if let Some(f) = &t.failure_reason {
+                    e.insert("FailureReason".into(), Value::String(f.clone()));
+                }
+                e.insert("StartedTimestamp".into(), json!(t.started_at));
+                Value::Object(e)
+            })
+            .collect();
+        if results.is_empty() {
+            return Ok(json!({}));
+        }
+        Ok(json!({ "Results": results }))
+    }
+
+    pub(super) fn cancel_message_move_task(
+        &mut self,
+        now: u64,
+        req: CancelMessageMoveTaskRequest,
+    ) -> Result<Value, SqsError> {
+        let handle = req
+            .task_handle
+            .ok_or_else(|| SqsError::MissingParameter("TaskHandle".into()))?;
+        let malformed =
+            || SqsError::InvalidParameterValue("Value for parameter TaskHandle is invalid.".into());
+        let decoded: Value = base64::engine::general_purpose::STANDARD
+            .decode(handle.as_bytes())
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .ok_or_else(malformed)?;
+        let id: u64 = decoded
+            .get("taskId")
+            .and_then(Value::as_str)
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(malformed)?;
+        let source_arn = decoded
+            .get("sourceArn")
+            .and_then(Value::as_str)
+            .ok_or_else(malformed)?;
+        self.resolve_arn(source_arn)
+            .ok_or_else(|| not_found("SourceArn"))?;
+        let task = self
+            .tasks
+            .get_mut(&id)
+            .filter(|t| t.source_arn == source_arn)
+            .ok_or_else(|| SqsError::ResourceNotFoundException("Task does not exist.".into()))?;
+        if task.status != "RUNNING" {
+            return Err(invalid_value(
+                &handle,
+                "TaskHandle",
+                "Only active tasks can be cancelled.",
+            ));
+        }
+        task.status = "CANCELLED".into();
+        task.stepped_to = now;
+        let moved = task.moved;
+        self.journal.touch(RecordKey::Task(id));
+        Ok(json!({ "ApproximateNumberOfMessagesMoved": moved }))
+    }
+
+    /// Make every step of every running task that is due at `now`.
+    pub(super) fn run_move_tasks(&mut self, now: u64) {
+        let due: Vec<u64> = self
+            .tasks
+            .values()
+            .filter(|t| t.next_step().is_some_and(|s| s <= now))
+            .map(|t| t.id)
+            .collect();
+        for id in due {
+            while let Some(step) = self.tasks.get(&id).and_then(MoveTask::next_step) {
+                if step > now {
+                    break;
+                }
+                self.step_task(id, step);
+            }
+        }
+    }
+
+    fn step_task(&mut self, id: u64, at: u64) {
+        let Some(task) = self.tasks.get(&id).cloned() else {
+            return;
+        };
+        let mut task = task;
+        task.stepped_to = at;
+        let finish = |task: &mut MoveTask, status: &str, reason: Option<&str>| {
+            task.status = status.into();
+            task.failure_reason = reason.map(str::to_string);
+        };
+        match self.resolve_arn(&task.source_arn) {
+            None => finish(
+                &mut task,
+                "FAILED",
+                Some("AWS.SimpleQueueService.NonExistentQueue"),
+            ),
+            Some(source) => {
+                let budget = task.rate.unwrap_or(DEFAULT_RATE) as u64;
+                let budget = budget.min(task.to_move.saturating_sub(task.moved));
+                for _ in 0..budget {
+                    match self.move_one(source, task.destination_arn.as_deref(), at) {
+                        Ok(true) => task.moved += 1,
+                        Ok(false) => break,
+                        Err(reason) => {
+                            finish(&mut task, "FAILED", Some(reason));
+                            break;
+                        }
+                    }
+                }
+                let source_empty = self.queues.get(&source).is_none_or(|q| q.visible == 0);
+                if task.status == "RUNNING" && (task.moved >= task.to_move || source_empty) {
+                    finish(&mut task, "COMPLETED", None);
+                }
+            }
+        }
+        self.tasks.insert(id, task);
+        self.journal.touch(RecordKey::Task(id));
+    }
+
+    /// Move the oldest visible message of `source` to its destination as a new message (new id,
+    /// new enqueue time, receive count reset: spec §11.3). `Ok(false)`: nothing left to move.
+    fn move_one(
+        &mut self,
+        source: u64,
+        destination: Option<&str>,
+        now: u64,
+    ) -> Result<bool, &'static str> {
+        let Some(q) = self.queues.get_mut(&source) else {
+            return Ok(false);
+        };
+        let seq = if q.fifo() {
+            q.next_ready_group(&BTreeSet::new())
+                .and_then(|g| q.group_head_run(g, 1).first().copied())
+        } else {
+            q.next_standard(&BTreeSet::new())
+        };
+        let Some(seq) = seq else { return Ok(false) };
+        let dest_arn = match destination {
+            Some(d) => d.to_string(),
+            None => q
+                .messages
+                .get(&seq)
+                .and_then(|m| m.extra())
+                .and_then(|e| e.dead_letter_source_arn.clone())
+                .ok_or("AWS.SimpleQueueService.NonExistentQueue")?,
+        };
+        let dest = self
+            .resolve_arn(&dest_arn)
+            .ok_or("AWS.SimpleQueueService.NonExistentQueue")?;
+        let Some(q) = self.queues.get_mut(&source) else {
+            return Ok(false);
+        };
+        let Some(old) = q.remove(seq, now, Removal::MovedByTask, &mut self.journal) else {
+            return Ok(false);
+        };
+        let source_name = q.name.clone();
+        self.sync_deadline(source);
+        let new_seq = self.next_seq;
+        self.next_seq += 1;
+        self.journal.touch(RecordKey::Meta);
+        let new_id = self.keys.message_id(new_seq);
+        let Some(d) = self.queues.get_mut(&dest) else {
+            return Ok(false);
+        };
+        let mut extra = old.extra.clone();
+        if let Some(e) = extra.as_deref_mut() {
+            e.dead_letter_source_arn = None;
+            if d.attrs.fifo && e.deduplication_id.is_none() {
+                e.deduplication_id = Some(format_uuid(new_id));
+            }
+        }
+        let group = d.intern_group(old.group_id());
+        let msg = Message {
+            seq: new_seq,
+            id: new_id,
+            body: old.body.clone(),
+            body_md5: old.body_md5,
+            attributes: old.attributes.clone(),
+            extra,
+            group,
+            sent_at: old.sent_at,
+            enqueued_at: now,
+            state: MessageState::Visible,
+            deadline: 0,
+            receive_count: 0,
+            serial: 0,
+            first_receive_at: 0,
+            received_at: 0,
+            visibility_changed: false,
+        };
+        let dest_name = d.name.clone();
+        d.insert(msg, &mut self.journal);
+        self.sync_deadline(dest);
+        self.journal
+            .event(now, &source_name, || EventKind::MovedByTask {
+                message_id: format_uuid(old.id),
+                destination: dest_name,
+                new_message_id: format_uuid(new_id),
+            });
+        Ok(true)
+    }
+}

@@ -1,0 +1,605 @@
+//! One queue: its messages and the indexes that make every operation O(log n).
+//!
+//! Every state change of a message goes through the few methods here (`insert`, `deliver`,
+//! `make_visible`, `remove`), which keep the indexes, the counters and the journal in step:
+//! - `timers`: `(deadline, seq)` of every delayed or in-flight message (mini-redis style: one
+//!   ordered index instead of a timer per message; ties broken by sequence).
+//! - `retention`: `(enqueued_at, seq)`; the expiry is `enqueued_at + period`, so changing the
+//!   period re-keys nothing.
+//! - standard queues: one *lane* of visible messages per message group (fair queues), served in
+//!   rotation so one noisy tenant cannot starve the others; without groups there is one lane,
+//!   served oldest first.
+//! - FIFO queues: every message of a group in order, and `ready_groups`, the groups whose head is
+//!   visible, keyed by the head's sequence. A receive never looks at a locked group.
+
+use super::attributes::QueueAttributes;
+use super::ids::format_uuid;
+use super::journal::Journal;
+use super::message::{Message, MessageState};
+use crate::events::EventKind;
+use rustc_hash::FxHashMap;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+/// How many removed messages a queue remembers for `peek` (the "deleted" lane's tail).
+pub(crate) const REMOVED_TAIL: usize = 50;
+
+/// A message that recently left the queue, for `peek`.
+#[derive(Debug, Clone)]
+pub(crate) struct Removed {
+    pub(crate) message_id: String,
+    pub(crate) body: String,
+    pub(crate) group_id: Option<String>,
+    pub(crate) sequence: u64,
+    pub(crate) receive_count: u32,
+    pub(crate) how: &'static str,
+    pub(crate) at: u64,
+}
+
+#[derive(Debug, Default)]
+struct Lane {
+    ready: BTreeSet<u64>,
+    in_rotation: bool,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct FifoGroup {
+    pub(crate) members: BTreeSet<u64>,
+    ready_key: Option<u64>,
+}
+
+/// A FIFO deduplication entry: which message a deduplication id belongs to, until when.
+#[derive(Debug, Clone)]
+pub(crate) struct DedupEntry {
+    pub(crate) expires_at: u64,
+    pub(crate) message_id: u128,
+    pub(crate) seq: u64,
+    /// Record number (`d/<queue>/<n>`).
+    pub(crate) n: u64,
+}
+
+/// A cached FIFO receive, replayed for a retry with the same ReceiveRequestAttemptId.
+#[derive(Debug, Clone)]
+pub(crate) struct Attempt {
+    pub(crate) expires_at: u64,
+    pub(crate) deliveries: Vec<(u64, u32)>,
+}
+
+/// Why a message left the queue; decides its event and how `peek` shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Removal {
+    Deleted,
+    Expired,
+    Purged,
+    DeadLettered,
+    MovedByTask,
+    QueueDeleted,
+}
+
+impl Removal {
+    fn label(self) -> &'static str {
+        match self {
+            Removal::Deleted | Removal::QueueDeleted => "deleted",
+            Removal::Expired => "expired",
+            Removal::Purged => "purged",
+            Removal::DeadLettered => "dead-lettered",
+            Removal::MovedByTask => "moved",
+        }
+    }
+}
+
+/// One queue.
+#[derive(Debug)]
+pub(crate) struct Queue {
+    /// Incarnation id: unique over the engine's life, so a re-created name never meets old handles.
+    pub(crate) uid: u64,
+    pub(crate) name: String,
+    pub(crate) attrs: QueueAttributes,
+    pub(crate) tags: BTreeMap<String, String>,
+    pub(crate) created_at: u64,
+    pub(crate) modified_at: u64,
+    pub(crate) last_purge: Option<u64>,
+    /// Dedup scope as created: changing the attribute later does not change behaviour (spec §8.3).
+    pub(crate) dedup_per_group: bool,
+    pub(crate) messages: FxHashMap<u64, Message>,
+    timers: BTreeSet<(u64, u64)>,
+    retention: BTreeSet<(u64, u64)>,
+    group_ids: FxHashMap<Box<str>, u32>,
+    group_names: Vec<Box<str>>,
+    lanes: FxHashMap<u32, Lane>,
+    rotation: VecDeque<u32>,
+    pub(crate) fifo_groups: FxHashMap<u32, FifoGroup>,
+    ready_groups: BTreeSet<(u64, u32)>,
+    pub(crate) visible: usize,
+    pub(crate) in_flight: usize,
+    pub(crate) delayed: usize,
+    pub(crate) dedup: FxHashMap<String, DedupEntry>,
+    pub(crate) dedup_order: VecDeque<(u64, String)>,
+    /// Record number → deduplication key, so a dirty `d/<queue>/<n>` record is found directly.
+    pub(crate) dedup_keys: FxHashMap<u64, String>,
+    pub(crate) next_dedup: u64,
+    pub(crate) attempts: FxHashMap<String, Attempt>,
+    attempt_order: VecDeque<(u64, String)>,
+    pub(crate) removed: VecDeque<Removed>,
+}
+
+impl Queue {
+    pub(crate) fn new(uid: u64, name: String, attrs: QueueAttributes, now: u64) -> Self {
+        let dedup_per_group = attrs.deduplication_scope == "messageGroup";
+        Queue {
+            uid,
+            name,
+            attrs,
+            tags: BTreeMap::new(),
+            created_at: now,
+            modified_at: now,
+            last_purge: None,
+            dedup_per_group,
+            messages: FxHashMap::default(),
+            timers: BTreeSet::new(),
+            retention: BTreeSet::new(),
+            group_ids: FxHashMap::default(),
+            group_names: vec!["".into()],
+            lanes: FxHashMap::default(),
+            rotation: VecDeque::new(),
+            fifo_groups: FxHashMap::default(),
+            ready_groups: BTreeSet::new(),
+            visible: 0,
+            in_flight: 0,
+            delayed: 0,
+            dedup: FxHashMap::default(),
+            dedup_order: VecDeque::new(),
+            dedup_keys: FxHashMap::default(),
+            next_dedup: 0,
+            attempts: FxHashMap::default(),
+            attempt_order: VecDeque::new(),
+            removed: VecDeque::new(),
+        }
+    }
+
+    pub(crate) fn fifo(&self) -> bool {
+        self.attrs.fifo
+    }
+
+    /// The interned id of a message group (0 for none), creating it on first use.
+    pub(crate) fn intern_group(&mut self, group: Option<&str>) -> u32 {
+        let Some(group) = group else { return 0 };
+        if let Some(id) = self.group_ids.get(group) {
+            return *id;
+        }
+        let id = self.group_names.len() as u32;
+        self.group_names.push(group.into());
+        self.group_ids.insert(group.into(), id);
+        id
+    }
+
+    pub(crate) fn group_name(&self, id: u32) -> Option<&str> {
+        (id != 0)
+            .then(|| self.group_names.get(id as usize).map(|s| &**s))
+            .flatten()
+    }
+
+    fn retention_ms(&self) -> u64 {
+        self.attrs.message_retention_period as u64 * 1000
+    }
+
+    /// The earliest moment this queue has something to do (a delay or visibility deadline, or a
+    /// retention expiry).
+    pub(crate) fn next_deadline(&self) -> Option<u64> {
+        let timer = self.timers.first().map(|t| t.0);
+        let retention = self
+            .retention
+            .first()
+            .map(|r| r.0.saturating_add(self.retention_ms()));
+        match (timer, retention) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Apply everything due at `now`, in deadline order.
+    pub(crate) fn advance(&mut self, now: u64, j: &mut Journal) {
+        loop {
+            let timer = self.timers.first().copied().filter(|t| t.0 <= now);
+            let expiry = self
+                .retention
+                .first()
+                .copied()
+                .map(|(at, seq)| (at.saturating_add(self.retention_ms()), seq))
+                .filter(|r| r.0 <= now);
+            match (timer, expiry) {
+                (None, None) => break,
+                (Some(t), Some(r)) if r.0 < t.0 => self.expire(r.1, r.0, j),
+                (Some(t), _) => self.timer_fired(t.1, t.0, j),
+                (None, Some(r)) => self.expire(r.1, r.0, j),
+            }
+        }
+        self.forget_expired_attempts(now);
+    }
+
+    fn expire(&mut self, seq: u64, at: u64, j: &mut Journal) {
+        self.remove(seq, at, Removal::Expired, j);
+    }
+
+    fn timer_fired(&mut self, seq: u64, at: u64, j: &mut Journal) {
+        let Some(msg) = self.messages.get(&seq) else {
+            self.timers.remove(&(at, seq));
+            return;
+        };
+        let was = msg.state;
+        let id = msg.id;
+        self.make_visible(seq, at, j);
+        let name = self.name.clone();
+        j.event(at, &name, || match was {
+            MessageState::Delayed => EventKind::DelayEnded {
+                message_id: format_uuid(id),
+            },
+            _ => EventKind::VisibilityExpired {
+                message_id: format_uuid(id),
+            },
+        });
+    }
+
+    /// Add a new message (Delayed or Visible) to every index.
+    pub(crate) fn insert(&mut self, msg: Message, j: &mut Journal) {
+        let seq = msg.seq;
+        self.retention.insert((msg.enqueued_at, seq));
+        match msg.state {
+            MessageState::Delayed => {
+                self.delayed += 1;
+                self.timers.insert((msg.deadline, seq));
+            }
+            MessageState::InFlight => {
+                self.in_flight += 1;
+                self.timers.insert((msg.deadline, seq));
+            }
+            MessageState::Visible => self.visible += 1,
+        }
+        let group = msg.group;
+        let visible = msg.state == MessageState::Visible;
+        self.messages.insert(seq, msg);
+        j.message(self.uid, seq);
+        if self.fifo() {
+            self.fifo_groups
+                .entry(group)
+                .or_default()
+                .members
+                .insert(seq);
+            self.refresh_group(group);
+        } else if visible {
+            self.lane_push(group, seq);
+        }
+    }
+
+    fn lane_push(&mut self, group: u32, seq: u64) {
+        let lane = self.lanes.entry(group).or_default();
+        lane.ready.insert(seq);
+        if !lane.in_rotation {
+            lane.in_rotation = true;
+            self.rotation.push_back(group);
+        }
+    }
+
+    fn lane_remove(&mut self, group: u32, seq: u64) {
+        if let Some(lane) = self.lanes.get_mut(&group) {
+            lane.ready.remove(&seq);
+        }
+    }
+
+    /// Re-derive whether a FIFO group can be served: its first message must be visible.
+    pub(crate) fn refresh_group(&mut self, group: u32) {
+        let Some(g) = self.fifo_groups.get_mut(&group) else {
+            return;
+        };
+        let head = g.members.first().copied();
+        let ready_head = head.filter(|seq| {
+            self.messages
+                .get(seq)
+                .is_some_and(|m| m.state == MessageState::Visible)
+        });
+        if g.ready_key != ready_head {
+            if let Some(old) = g.ready_key {
+                self.ready_groups.remove(&(old, group));
+            }
+            if let Some(new) = ready_head {
+                self.ready_groups.insert((new, group));
+            }
+            g.ready_key = ready_head;
+        }
+        if head.is_none() {
+            self.fifo_groups.remove(&group);
+        }
+    }
+
+    /// Move a message to Visible (delay ended, visibility expired or released).
+    pub(crate) fn make_visible(&mut self, seq: u64, _now: u64, j: &mut Journal) {
+        let Some(msg) = self.messages.get_mut(&seq) else {
+            return;
+        };
+        match msg.state {
+            MessageState::Visible => return,
+            MessageState::Delayed => self.delayed -= 1,
+            MessageState::InFlight => self.in_flight -= 1,
+        }
+        self.timers.remove(&(msg.deadline, seq));
+        msg.state = MessageState::Visible;
+        msg.deadline = 0;
+        self.visible += 1;
+        let group = msg.group;
+        j.state(self.uid, seq);
+        if self.fifo() {
+            self.refresh_group(group);
+        } else {
+            self.lane_push(group, seq);
+        }
+    }
+
+    /// Put a message that has not been delivered yet behind a delay ending at `due` (FIFO queue
+    /// delay changes are retroactive).
+    pub(crate) fn delay_until(&mut self, seq: u64, due: u64, j: &mut Journal) {
+        let fifo = self.fifo();
+        let Some(msg) = self.messages.get_mut(&seq) else {
+            return;
+        };
+        match msg.state {
+            MessageState::Delayed => {
+                self.timers.remove(&(msg.deadline, seq));
+            }
+            MessageState::Visible => {
+                self.visible -= 1;
+                self.delayed += 1;
+                if !fifo {
+                    let group = msg.group;
+                    if let Some(lane) = self.lanes.get_mut(&group) {
+                        lane.ready.remove(&seq);
+                    }
+                }
+            }
+            MessageState::InFlight => return,
+        }
+        msg.state = MessageState::Delayed;
+        msg.deadline = due;
+        let group = msg.group;
+        self.timers.insert((due, seq));
+        j.state(self.uid, seq);
+        if fifo {
+            self.refresh_group(group);
+        }
+    }
+
+    /// Hide a visible or in-flight message until `deadline` as a delivery (receive) or as a
+    /// visibility change. The caller has already taken it out of the ready indexes when it was
+    /// visible (`next_standard` / FIFO selection).
+    pub(crate) fn set_in_flight(&mut self, seq: u64, deadline: u64, j: &mut Journal) {
+        let fifo = self.fifo();
+        let Some(msg) = self.messages.get_mut(&seq) else {
+            return;
+        };
+        match msg.state {
+            MessageState::InFlight => {
+                self.timers.remove(&(msg.deadline, seq));
+            }
+            MessageState::Visible => {
+                self.visible -= 1;
+                self.in_flight += 1;
+                if !fifo {
+                    let group = msg.group;
+                    if let Some(lane) = self.lanes.get_mut(&group) {
+                        lane.ready.remove(&seq);
+                    }
+                }
+            }
+            MessageState::Delayed => {
+                self.timers.remove(&(msg.deadline, seq));
+                self.delayed -= 1;
+                self.in_flight += 1;
+            }
+        }
+        msg.state = MessageState::InFlight;
+        msg.deadline = deadline;
+        let group = msg.group;
+        self.timers.insert((deadline, seq));
+        j.state(self.uid, seq);
+        if fifo {
+            self.refresh_group(group);
+        }
+    }
+
+    /// The next visible message of a standard queue, rotating across message groups. Leaves it
+    /// in its lane; `set_in_flight` or `remove` takes it out.
+    pub(crate) fn next_standard(&mut self, skip: &BTreeSet<u64>) -> Option<u64> {
+        let mut looked = 0usize;
+        while let Some(group) = self.rotation.pop_front() {
+            let Some(lane) = self.lanes.get_mut(&group) else {
+                continue;
+            };
+            let candidate = lane.ready.iter().find(|s| !skip.contains(s)).copied();
+            match candidate {
+                Some(seq) => {
+                    self.rotation.push_back(group);
+                    return Some(seq);
+                }
+                None if lane.ready.is_empty() => {
+                    lane.in_rotation = false;
+                    if group != 0 {
+                        self.lanes.remove(&group);
+                    }
+                }
+                None => {
+                    self.rotation.push_back(group);
+                    looked += 1;
+                    if looked > self.rotation.len() {
+                        return None;
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// The FIFO group to serve next (the ready group whose head was sent first).
+    pub(crate) fn next_ready_group(&self, skip: &BTreeSet<u32>) -> Option<u32> {
+        self.ready_groups
+            .iter()
+            .find(|(_, g)| !skip.contains(g))
+            .map(|(_, g)| *g)
+    }
+
+    /// The visible messages at the head of a FIFO group, in order, up to the first that is not.
+    pub(crate) fn group_head_run(&self, group: u32, limit: usize) -> Vec<u64> {
+        let Some(g) = self.fifo_groups.get(&group) else {
+            return Vec::new();
+        };
+        g.members
+            .iter()
+            .take_while(|seq| {
+                self.messages
+                    .get(seq)
+                    .is_some_and(|m| m.state == MessageState::Visible)
+            })
+            .take(limit)
+            .copied()
+            .collect()
+    }
+
+    /// Remove a message from every index, remembering it in the removed tail.
+    pub(crate) fn remove(
+        &mut self,
+        seq: u64,
+        now: u64,
+        how: Removal,
+        j: &mut Journal,
+    ) -> Option<Message> {
+        let msg = self.messages.remove(&seq)?;
+        match msg.state {
+            MessageState::Delayed => {
+                self.delayed -= 1;
+                self.timers.remove(&(msg.deadline, seq));
+            }
+            MessageState::InFlight => {
+                self.in_flight -= 1;
+                self.timers.remove(&(msg.deadline, seq));
+            }
+            MessageState::Visible => {
+                self.visible -= 1;
+                if !self.fifo() {
+                    self.lane_remove(msg.group, seq);
+                }
+            }
+        }
+        self.retention.remove(&(msg.enqueued_at, seq));
+        if self.fifo() {
+            if let Some(g) = self.fifo_groups.get_mut(&msg.group) {
+                g.members.remove(&seq);
+            }
+            self.refresh_group(msg.group);
+        }
+        j.message(self.uid, seq);
+        if j.observe && how != Removal::QueueDeleted {
+            let id = format_uuid(msg.id);
+            // Dead-letter and move-task removals are reported by the engine, which knows where
+            // the message went.
+            let kind = match how {
+                Removal::Deleted => Some(EventKind::Deleted {
+                    message_id: id.clone(),
+                }),
+                Removal::Expired => Some(EventKind::Expired {
+                    message_id: id.clone(),
+                }),
+                Removal::Purged => Some(EventKind::Purged {
+                    message_id: id.clone(),
+                }),
+                _ => None,
+            };
+            if let Some(kind) = kind {
+                let name = self.name.clone();
+                j.event(now, &name, || kind);
+            }
+            self.removed.push_back(Removed {
+                message_id: id,
+                body: msg.body.to_string(),
+                group_id: msg.group_id().map(str::to_string),
+                sequence: msg.seq,
+                receive_count: msg.receive_count,
+                how: how.label(),
+                at: now,
+            });
+            if self.removed.len() > REMOVED_TAIL {
+                self.removed.pop_front();
+            }
+        }
+        Some(msg)
+    }
+
+    /// Deduplication key for a FIFO message under the queue's creation-time scope.
+    pub(crate) fn dedup_key(&self, group: &str, dedup_id: &str) -> String {
+        if self.dedup_per_group {
+            format!("{group}\u{0}{dedup_id}")
+        } else {
+            dedup_id.to_string()
+        }
+    }
+
+    /// Forget deduplication entries whose window has passed; returns their record numbers.
+    pub(crate) fn forget_expired_dedup(&mut self, now: u64) -> Vec<u64> {
+        let mut gone = Vec::new();
+        while let Some((at, _)) = self.dedup_order.front() {
+            if *at > now {
+                break;
+            }
+            let Some((at, key)) = self.dedup_order.pop_front() else {
+                break;
+            };
+            if let Some(e) = self.dedup.get(&key) {
+                if e.expires_at == at {
+                    gone.push(e.n);
+                    self.dedup_keys.remove(&e.n);
+                    self.dedup.remove(&key);
+                }
+            }
+        }
+        gone
+    }
+
+    /// Record a new deduplication entry under `key`.
+    pub(crate) fn remember_dedup(&mut self, key: String, entry: DedupEntry) {
+        self.dedup_order.push_back((entry.expires_at, key.clone()));
+        self.dedup_keys.insert(entry.n, key.clone());
+        self.dedup.insert(key, entry);
+    }
+
+    /// Forget every deduplication entry (purge); returns their record numbers.
+    pub(crate) fn clear_dedup(&mut self) -> Vec<u64> {
+        let gone = self.dedup_keys.keys().copied().collect();
+        self.dedup.clear();
+        self.dedup_order.clear();
+        self.dedup_keys.clear();
+        gone
+    }
+
+    pub(crate) fn remember_attempt(&mut self, id: String, attempt: Attempt) {
+        self.attempt_order
+            .push_back((attempt.expires_at, id.clone()));
+        self.attempts.insert(id, attempt);
+    }
+
+    fn forget_expired_attempts(&mut self, now: u64) {
+        while let Some((at, _)) = self.attempt_order.front() {
+            if *at > now {
+                break;
+            }
+            let Some((at, key)) = self.attempt_order.pop_front() else {
+                break;
+            };
+            if self.attempts.get(&key).is_some_and(|a| a.expires_at == at) {
+                self.attempts.remove(&key);
+            }
+        }
+    }
+
+    /// Every message's sequence, in send order (for purge, delete and peek; not a hot path).
+    pub(crate) fn seqs_in_order(&self) -> Vec<u64> {
+        let mut seqs: Vec<u64> = self.messages.keys().copied().collect();
+        seqs.sort_unstable();
+        seqs
+    }
+}

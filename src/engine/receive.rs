@@ -1,0 +1,412 @@
+//! ReceiveMessage: selection (standard lanes, FIFO groups), dead-letter moves, attempt-id
+//! retries, and the response with filtered attributes and their MD5.
+
+use super::ids::{format_uuid, sequence_number, Receipt};
+use super::journal::RecordKey;
+use super::message::{hex, Message, MessageState};
+use super::queue::{Attempt, Queue, Removal};
+use super::requests::ReceiveMessageRequest;
+use super::{int_in_range, Engine};
+use crate::digest;
+use crate::error::{invalid_value, SqsError};
+use crate::events::EventKind;
+use crate::validate;
+use serde_json::{json, Map, Value};
+use std::collections::BTreeSet;
+
+const ATTEMPT_WINDOW_MS: u64 = 5 * 60 * 1000;
+
+/// System attributes ReceiveMessage can return, in the order they are listed.
+const SYSTEM_ATTRIBUTES: &[&str] = &[
+    "ApproximateFirstReceiveTimestamp",
+    "ApproximateReceiveCount",
+    "AWSTraceHeader",
+    "DeadLetterQueueSourceArn",
+    "MessageDeduplicationId",
+    "MessageGroupId",
+    "SenderId",
+    "SentTimestamp",
+    "SequenceNumber",
+];
+
+/// A receive that passed validation.
+pub(crate) struct ReceivePlan {
+    pub(crate) max: usize,
+    pub(crate) visibility_ms: u64,
+    pub(crate) long_poll: bool,
+}
+
+impl Engine {
+    pub(super) fn receive_message(
+        &mut self,
+        now: u64,
+        req: ReceiveMessageRequest,
+    ) -> Result<Value, SqsError> {
+        let uid = self.required_url(&req.queue_url)?;
+        let max = int_in_range(
+            req.max_number_of_messages,
+            "MaxNumberOfMessages",
+            1,
+            10,
+            "Must be between 1 and 10, if provided.",
+        )?
+        .unwrap_or(1) as usize;
+        let visibility = int_in_range(
+            req.visibility_timeout,
+            "VisibilityTimeout",
+            0,
+            43_200,
+            "Must be >= 0 and <= 43200, if provided.",
+        )?;
+        let wait = int_in_range(
+            req.wait_time_seconds,
+            "WaitTimeSeconds",
+            0,
+            20,
+            "Must be >= 0 and <= 20, if provided.",
+        )?;
+        let q = self.queue(uid)?;
+        let fifo = q.fifo();
+        // ReceiveRequestAttemptId is FIFO-only; standard queues accept and ignore it (spec §8.5).
+        let attempt_id = match &req.receive_request_attempt_id {
+            Some(id) if fifo => {
+                validate::validate_token(id, "ReceiveRequestAttemptId")?;
+                Some(id.clone())
+            }
+            _ => None,
+        };
+        let plan = ReceivePlan {
+            max,
+            visibility_ms: visibility.unwrap_or(q.attrs.visibility_timeout as i64) as u64 * 1000,
+            long_poll: wait.unwrap_or(q.attrs.receive_message_wait_time_seconds as i64) > 0,
+        };
+        if let Some(id) = &attempt_id {
+            if let Some(replayed) = self.replay_attempt(uid, now, id, plan.visibility_ms)? {
+                return Ok(self.render_messages(uid, &replayed, &req));
+            }
+        }
+        let delivered = self.receive(uid, now, &plan)?;
+        if let (Some(id), false) = (attempt_id, delivered.is_empty()) {
+            if let Some(q) = self.queues.get_mut(&uid) {
+                let deliveries = delivered
+                    .iter()
+                    .filter_map(|seq| q.messages.get(seq).map(|m| (*seq, m.serial)))
+                    .collect();
+                q.remember_attempt(
+                    id,
+                    Attempt {
+                        expires_at: now + ATTEMPT_WINDOW_MS,
+                        deliveries,
+                    },
+                );
+            }
+        }
+        Ok(self.render_messages(uid, &delivered, &req))
+    }
+
+    /// Select and deliver up to `plan.max` messages; the sequences delivered, in order.
+    pub(crate) fn receive(
+        &mut self,
+        uid: u64,
+        now: u64,
+        plan: &ReceivePlan,
+    ) -> Result<Vec<u64>, SqsError> {
+        let limit = self.inflight_limit(uid);
+        let dlq = self.dead_letter_target(uid);
+        let q = self
+            .queues
+            .get_mut(&uid)
+            .ok_or(SqsError::QueueDoesNotExist)?;
+        if q.in_flight >= limit {
+            // Standard queues refuse a short poll at the limit; long polls and FIFO queues just
+            // get nothing (spec §7.5).
+            if !q.fifo() && !plan.long_poll {
+                return Err(SqsError::OverLimit(
+                    "Too many messages are in flight for this queue. Delete messages or wait for their visibility timeout to expire."
+                        .into(),
+                ));
+            }
+            return Ok(Vec::new());
+        }
+        let cap = plan.max.min(limit - q.in_flight);
+        let max_receives = dlq.map(|(_, n)| n);
+        let mut delivered = Vec::with_capacity(cap);
+        let mut moved: Vec<Message> = Vec::new();
+        let j = &mut self.journal;
+        let keys = &self.keys;
+        if q.fifo() {
+            let none = BTreeSet::new();
+            while delivered.len() < cap {
+                let Some(group) = q.next_ready_group(&none) else {
+                    break;
+                };
+                let run = q.group_head_run(group, cap - delivered.len());
+                if run.is_empty() {
+                    break;
+                }
+                for seq in run {
+                    if exhausted(q, seq, max_receives) {
+                        moved.extend(q.remove(seq, now, Removal::DeadLettered, j));
+                    } else {
+                        deliver(q, seq, now, plan.visibility_ms, j, keys);
+                        delivered.push(seq);
+                    }
+                }
+            }
+        } else {
+            let none = BTreeSet::new();
+            while delivered.len() < cap {
+                let Some(seq) = q.next_standard(&none) else {
+                    break;
+                };
+                if exhausted(q, seq, max_receives) {
+                    moved.extend(q.remove(seq, now, Removal::DeadLettered, j));
+                } else {
+                    deliver(q, seq, now, plan.visibility_ms, j, keys);
+                    delivered.push(seq);
+                }
+            }
+        }
+        self.sync_deadline(uid);
+        if let Some((dlq_uid, _)) = dlq {
+            for msg in moved {
+                self.dead_letter(uid, dlq_uid, msg, now);
+            }
+        }
+        Ok(delivered)
+    }
+
+    /// The dead-letter queue a receive may move exhausted messages to, with maxReceiveCount.
+    /// `None` when there is no policy or its target cannot take them now: messages are then
+    /// delivered normally, never dropped (spec §11.2).
+    fn dead_letter_target(&self, uid: u64) -> Option<(u64, u32)> {
+        let q = self.queues.get(&uid)?;
+        let policy = q.attrs.redrive_policy.as_ref()?;
+        let dlq_uid = self.resolve_arn(&policy.dead_letter_target_arn)?;
+        let dlq = self.queues.get(&dlq_uid)?;
+        if dlq_uid == uid || dlq.fifo() != q.fifo() {
+            return None;
+        }
+        if let Some(allow) = &dlq.attrs.redrive_allow_policy {
+            if !allow.allows(&self.arn(&q.name)) {
+                return None;
+            }
+        }
+        Some((dlq_uid, policy.max_receive_count))
+    }
+
+    /// Put a message that exhausted its receives into the dead-letter queue. It keeps its id,
+    /// body, attributes, timestamps and receive count, and gains DeadLetterQueueSourceArn.
+    fn dead_letter(&mut self, source_uid: u64, dlq_uid: u64, mut msg: Message, now: u64) {
+        let Some(source_name) = self.queues.get(&source_uid).map(|q| q.name.clone()) else {
+            return;
+        };
+        let source_arn = self.arn(&source_name);
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.journal.touch(RecordKey::Meta);
+        let Some(dlq) = self.queues.get_mut(&dlq_uid) else {
+            return;
+        };
+        let message_id = format_uuid(msg.id);
+        msg.seq = seq;
+        msg.state = MessageState::Visible;
+        msg.deadline = 0;
+        let fifo = dlq.fifo();
+        let extra = msg.extra_mut();
+        extra.dead_letter_source_arn = Some(source_arn);
+        if fifo {
+            // In a FIFO dead-letter queue the deduplication id becomes the message id, so that
+            // independent messages are not deduplicated against each other there.
+            extra.deduplication_id = Some(message_id.clone());
+        }
+        let group_name = msg.group_id().map(str::to_string);
+        msg.group = dlq.intern_group(group_name.as_deref());
+        let dlq_name = dlq.name.clone();
+        dlq.insert(msg, &mut self.journal);
+        self.sync_deadline(dlq_uid);
+        self.journal
+            .event(now, &source_name, || EventKind::MovedToDeadLetterQueue {
+                message_id,
+                dead_letter_queue: dlq_name,
+            });
+    }
+
+    /// A FIFO retry with the same ReceiveRequestAttemptId within 5 minutes: the same messages
+    /// with the same receipt handles and a fresh visibility timeout, unless one of them was
+    /// deleted, re-received or had its visibility changed (spec §8.5).
+    fn replay_attempt(
+        &mut self,
+        uid: u64,
+        now: u64,
+        id: &str,
+        visibility_ms: u64,
+    ) -> Result<Option<Vec<u64>>, SqsError> {
+        let Some(q) = self.queues.get_mut(&uid) else {
+            return Err(SqsError::QueueDoesNotExist);
+        };
+        let Some(attempt) = q.attempts.get(id).filter(|a| a.expires_at > now).cloned() else {
+            return Ok(None);
+        };
+        let retryable = attempt.deliveries.iter().all(|(seq, serial)| {
+            q.messages.get(seq).is_some_and(|m| {
+                m.serial == *serial && !m.visibility_changed && m.state != MessageState::Delayed
+            })
+        });
+        if !retryable {
+            return Err(invalid_value(
+                id,
+                "ReceiveRequestAttemptId",
+                "The receiveRequestAttemptId is not valid anymore since the receive call is not retryable.",
+            ));
+        }
+        for (seq, _) in &attempt.deliveries {
+            q.set_in_flight(*seq, now + visibility_ms, &mut self.journal);
+        }
+        self.sync_deadline(uid);
+        Ok(Some(attempt.deliveries.iter().map(|(s, _)| *s).collect()))
+    }
+
+    /// The ReceiveMessage response for these deliveries, with attribute filters applied.
+    fn render_messages(&self, uid: u64, seqs: &[u64], req: &ReceiveMessageRequest) -> Value {
+        let Some(q) = self.queues.get(&uid) else {
+            return json!({});
+        };
+        let messages: Vec<Value> = seqs
+            .iter()
+            .filter_map(|seq| q.messages.get(seq))
+            .map(|m| self.render_message(q, m, req))
+            .collect();
+        if messages.is_empty() {
+            return json!({});
+        }
+        json!({ "Messages": messages })
+    }
+
+    fn render_message(&self, q: &Queue, m: &Message, req: &ReceiveMessageRequest) -> Value {
+        let mut out = Map::new();
+        out.insert("MessageId".into(), Value::String(format_uuid(m.id)));
+        out.insert(
+            "ReceiptHandle".into(),
+            Value::String(self.keys.receipt_handle(Receipt {
+                queue: q.uid,
+                seq: m.seq,
+                serial: m.serial,
+            })),
+        );
+        out.insert("MD5OfBody".into(), Value::String(hex(&m.body_md5)));
+        out.insert("Body".into(), Value::String(m.body.to_string()));
+
+        // Both parameters select system attributes; AWS returned the union (spec §6.2).
+        let wanted: Vec<&str> = req
+            .message_system_attribute_names
+            .iter()
+            .chain(req.attribute_names.iter())
+            .flatten()
+            .map(String::as_str)
+            .collect();
+        if !wanted.is_empty() {
+            let all = wanted.contains(&"All");
+            let mut attrs = Map::new();
+            for name in SYSTEM_ATTRIBUTES {
+                if !all && !wanted.contains(name) {
+                    continue;
+                }
+                if let Some(v) = self.system_attribute(q, m, name) {
+                    attrs.insert((*name).to_string(), Value::String(v));
+                }
+            }
+            if !attrs.is_empty() {
+                out.insert("Attributes".into(), Value::Object(attrs));
+            }
+        }
+
+        if let (Some(filters), Some(attrs)) = (&req.message_attribute_names, &m.attributes) {
+            let selected: Vec<(&String, &crate::model::MessageAttributeValue)> = attrs
+                .iter()
+                .filter(|(name, _)| validate::attribute_filter_selects(filters, name))
+                .collect();
+            if let Some(md5) =
+                digest::md5_of_attributes(selected.iter().map(|(k, v)| (k.as_str(), *v)))
+            {
+                out.insert("MD5OfMessageAttributes".into(), Value::String(md5));
+                let map: Map<String, Value> = selected
+                    .iter()
+                    .map(|(k, v)| ((*k).clone(), serde_json::to_value(v).unwrap_or(Value::Null)))
+                    .collect();
+                out.insert("MessageAttributes".into(), Value::Object(map));
+            }
+        }
+        Value::Object(out)
+    }
+
+    fn system_attribute(&self, q: &Queue, m: &Message, name: &str) -> Option<String> {
+        let extra = m.extra();
+        Some(match name {
+            "SenderId" => extra
+                .and_then(|e| e.sender_id.clone())
+                .unwrap_or_else(|| self.default_sender_id()),
+            "SentTimestamp" => m.sent_at.to_string(),
+            "ApproximateReceiveCount" => m.receive_count.to_string(),
+            "ApproximateFirstReceiveTimestamp" => {
+                if m.receive_count == 0 {
+                    return None;
+                }
+                m.first_receive_at.to_string()
+            }
+            "SequenceNumber" if q.fifo() => sequence_number(m.seq),
+            "MessageDeduplicationId" if q.fifo() => extra?.deduplication_id.clone()?,
+            "MessageGroupId" => m.group_id()?.to_string(),
+            "AWSTraceHeader" => extra?.trace_header.clone()?,
+            "DeadLetterQueueSourceArn" => extra?.dead_letter_source_arn.clone()?,
+            _ => return None,
+        })
+    }
+}
+
+/// Has this message been delivered maxReceiveCount times already? Then the receive that would
+/// deliver it again moves it to the dead-letter queue instead (spec §11.2).
+fn exhausted(q: &Queue, seq: u64, max_receives: Option<u32>) -> bool {
+    match (max_receives, q.messages.get(&seq)) {
+        (Some(max), Some(m)) => m.receive_count >= max,
+        _ => false,
+    }
+}
+
+/// Deliver one visible message: count the receive, mint its handle, hide it until the deadline.
+fn deliver(
+    q: &mut Queue,
+    seq: u64,
+    now: u64,
+    visibility_ms: u64,
+    j: &mut super::journal::Journal,
+    keys: &super::ids::IdKeys,
+) {
+    let Some(m) = q.messages.get_mut(&seq) else {
+        return;
+    };
+    m.receive_count += 1;
+    m.serial = m.serial.wrapping_add(1);
+    if m.first_receive_at == 0 {
+        m.first_receive_at = now;
+    }
+    m.received_at = now;
+    m.visibility_changed = false;
+    let (id, count, serial) = (m.id, m.receive_count, m.serial);
+    let deadline = now + visibility_ms;
+    q.set_in_flight(seq, deadline, j);
+    if j.observe {
+        let handle = keys.receipt_handle(Receipt {
+            queue: q.uid,
+            seq,
+            serial,
+        });
+        let name = q.name.clone();
+        j.event(now, &name, || EventKind::Received {
+            message_id: format_uuid(id),
+            receipt_handle: handle,
+            receive_count: count,
+            visible_at: deadline,
+        });
+    }
+}

@@ -1,0 +1,343 @@
+//! Durable records: what `take_changes` hands to storage, and how `restore` rebuilds from them.
+//!
+//! The state is kept as one record per entity rather than a log, so a store never needs
+//! compaction to stay proportional to what is queued:
+//!
+//! | key | holds |
+//! |---|---|
+//! | `meta` | format version and the engine's counters |
+//! | `q/<queue>` | a queue: name, attributes, tags, timestamps |
+//! | `m/<queue>/<seq>` | a message's immutable content (written once) |
+//! | `s/<queue>/<seq>` | a message's delivery state (rewritten on receive and visibility changes) |
+//! | `d/<queue>/<n>` | a FIFO deduplication entry |
+//! | `x/<name>` | a recently deleted queue name |
+//! | `t/<task>` | a message-move task |
+//!
+//! Numbers in keys are 16-digit hex so keys sort in creation order. Values are JSON. A store
+//! written by a newer format version is refused, never misread.
+
+use super::attributes::QueueAttributes;
+use super::ids::{format_uuid, parse_uuid};
+use super::journal::RecordKey;
+use super::message::{Message, MessageExtra, MessageState};
+use super::move_tasks::MoveTask;
+use super::queue::{DedupEntry, Queue};
+use super::{Engine, EngineConfig};
+use crate::changes::Changes;
+use crate::model::MessageAttributes;
+use md5::{Digest, Md5};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The record format this build writes. It reads this version and every older one.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Why a store could not be restored.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RestoreError {
+    /// A record could not be read, or records contradict each other.
+    #[error("corrupt store: {0}")]
+    Corrupt(String),
+    /// The store was written by a newer build.
+    #[error("this store has format version {found}, newer than this build of wasq reads ({supported}); upgrade wasq to open it")]
+    UnsupportedVersion {
+        /// The store's version.
+        found: u32,
+        /// The newest version this build reads.
+        supported: u32,
+    },
+}
+
+#[derive(Serialize, Deserialize)]
+struct MetaRecord {
+    v: u32,
+    next_seq: u64,
+    next_queue: u64,
+    next_task: u64,
+}
+
+#[derive(Serialize, Deserialize)]
+struct QueueRecord {
+    name: String,
+    attrs: QueueAttributes,
+    tags: BTreeMap<String, String>,
+    created_at: u64,
+    modified_at: u64,
+    last_purge: Option<u64>,
+    dedup_per_group: bool,
+    next_dedup: u64,
+}
+
+#[derive(Serialize, Deserialize)]
+struct ContentRecord {
+    id: String,
+    body: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    attributes: Option<MessageAttributes>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    extra: Option<MessageExtra>,
+    sent_at: u64,
+    enqueued_at: u64,
+}
+
+#[derive(Serialize, Deserialize)]
+struct StateRecord {
+    state: MessageState,
+    deadline: u64,
+    receive_count: u32,
+    serial: u32,
+    first_receive_at: u64,
+    received_at: u64,
+    visibility_changed: bool,
+}
+
+#[derive(Serialize, Deserialize)]
+struct DedupRecord {
+    key: String,
+    expires_at: u64,
+    message_id: String,
+    seq: u64,
+}
+
+#[derive(Serialize, Deserialize)]
+struct DeletedRecord {
+    at: u64,
+}
+
+fn key_string(key: &RecordKey) -> String {
+    match key {
+        RecordKey::Meta => "meta".into(),
+        RecordKey::Queue(q) => format!("q/{q:016x}"),
+        RecordKey::Content(q, s) => format!("m/{q:016x}/{s:016x}"),
+        RecordKey::State(q, s) => format!("s/{q:016x}/{s:016x}"),
+        RecordKey::Dedup(q, n) => format!("d/{q:016x}/{n:016x}"),
+        RecordKey::Deleted(name) => format!("x/{name}"),
+        RecordKey::Task(t) => format!("t/{t:016x}"),
+    }
+}
+
+fn to_bytes<T: Serialize>(v: &T) -> Vec<u8> {
+    // Serializing these plain structs cannot fail; an empty value would be caught as corrupt on
+    // restore rather than crash the host here.
+    serde_json::to_vec(v).unwrap_or_default()
+}
+
+impl Engine {
+    /// Turn the dirty keys into records to put (current value) or delete (entity gone).
+    pub(super) fn collect_changes(&mut self) -> Changes {
+        let dirty = std::mem::take(&mut self.journal.dirty);
+        let mut changes = Changes::default();
+        for key in dirty {
+            match self.record_value(&key) {
+                Some(bytes) => changes.put.push((key_string(&key), bytes)),
+                None => changes.del.push(key_string(&key)),
+            }
+        }
+        changes
+    }
+
+    fn record_value(&self, key: &RecordKey) -> Option<Vec<u8>> {
+        Some(match key {
+            RecordKey::Meta => to_bytes(&MetaRecord {
+                v: FORMAT_VERSION,
+                next_seq: self.next_seq,
+                next_queue: self.next_queue,
+                next_task: self.next_task,
+            }),
+            RecordKey::Queue(uid) => {
+                let q = self.queues.get(uid)?;
+                to_bytes(&QueueRecord {
+                    name: q.name.clone(),
+                    attrs: q.attrs.clone(),
+                    tags: q.tags.clone(),
+                    created_at: q.created_at,
+                    modified_at: q.modified_at,
+                    last_purge: q.last_purge,
+                    dedup_per_group: q.dedup_per_group,
+                    next_dedup: q.next_dedup,
+                })
+            }
+            RecordKey::Content(uid, seq) => {
+                let m = self.queues.get(uid)?.messages.get(seq)?;
+                to_bytes(&ContentRecord {
+                    id: format_uuid(m.id),
+                    body: m.body.to_string(),
+                    attributes: m.attributes.as_deref().cloned(),
+                    extra: m.extra.as_deref().cloned(),
+                    sent_at: m.sent_at,
+                    enqueued_at: m.enqueued_at,
+                })
+            }
+            RecordKey::State(uid, seq) => {
+                let m = self.queues.get(uid)?.messages.get(seq)?;
+                to_bytes(&StateRecord {
+                    state: m.state,
+                    deadline: m.deadline,
+                    receive_count: m.receive_count,
+                    serial: m.serial,
+                    first_receive_at: m.first_receive_at,
+                    received_at: m.received_at,
+                    visibility_changed: m.visibility_changed,
+                })
+            }
+            RecordKey::Dedup(uid, n) => {
+                let q = self.queues.get(uid)?;
+                let key = q.dedup_keys.get(n)?;
+                let e = q.dedup.get(key)?;
+                to_bytes(&DedupRecord {
+                    key: key.clone(),
+                    expires_at: e.expires_at,
+                    message_id: format_uuid(e.message_id),
+                    seq: e.seq,
+                })
+            }
+            RecordKey::Deleted(name) => to_bytes(&DeletedRecord {
+                at: *self.deleted_names.get(name)?,
+            }),
+            RecordKey::Task(id) => to_bytes(self.tasks.get(id)?),
+        })
+    }
+
+    /// Rebuild an engine from every record of its store.
+    pub fn restore<I>(config: EngineConfig, records: I) -> Result<Self, RestoreError>
+    where
+        I: IntoIterator<Item = (String, Vec<u8>)>,
+    {
+        let mut engine = Engine::new(config);
+        let (record, observe) = (engine.journal.record, engine.journal.observe);
+        engine.journal.record = false;
+        engine.journal.observe = false;
+        let mut queues: BTreeMap<u64, QueueRecord> = BTreeMap::new();
+        let mut contents: BTreeMap<(u64, u64), ContentRecord> = BTreeMap::new();
+        let mut states: BTreeMap<(u64, u64), StateRecord> = BTreeMap::new();
+        let mut dedups: Vec<(u64, u64, DedupRecord)> = Vec::new();
+        let mut meta: Option<MetaRecord> = None;
+        for (key, value) in records {
+            let corrupt = |what: &str| RestoreError::Corrupt(format!("record {key:?}: {what}"));
+            let parts: Vec<&str> = key.split('/').collect();
+            let hex = |s: &str| u64::from_str_radix(s, 16).map_err(|_| corrupt("bad key"));
+            macro_rules! json {
+                () => {
+                    serde_json::from_slice(&value).map_err(|e| corrupt(&e.to_string()))?
+                };
+            }
+            match parts.as_slice() {
+                ["meta"] => {
+                    let v: serde_json::Value = json!();
+                    let version = v.get("v").and_then(|v| v.as_u64()).unwrap_or(0) as u32;
+                    if version > FORMAT_VERSION {
+                        return Err(RestoreError::UnsupportedVersion {
+                            found: version,
+                            supported: FORMAT_VERSION,
+                        });
+                    }
+                    meta = Some(serde_json::from_value(v).map_err(|e| corrupt(&e.to_string()))?);
+                }
+                ["q", q] => {
+                    queues.insert(hex(q)?, json!());
+                }
+                ["m", q, s] => {
+                    contents.insert((hex(q)?, hex(s)?), json!());
+                }
+                ["s", q, s] => {
+                    states.insert((hex(q)?, hex(s)?), json!());
+                }
+                ["d", q, n] => dedups.push((hex(q)?, hex(n)?, json!())),
+                ["x", name] => {
+                    let r: DeletedRecord = json!();
+                    engine.deleted_names.insert((*name).to_string(), r.at);
+                }
+                ["t", t] => {
+                    let task: MoveTask = json!();
+                    engine.tasks.insert(hex(t)?, task);
+                }
+                _ => return Err(corrupt("unknown record kind")),
+            }
+        }
+        let has_data = !queues.is_empty() || !contents.is_empty() || !engine.tasks.is_empty();
+        match meta {
+            Some(m) => {
+                engine.next_seq = m.next_seq;
+                engine.next_queue = m.next_queue;
+                engine.next_task = m.next_task;
+            }
+            None if has_data => {
+                return Err(RestoreError::Corrupt(
+                    "records without a meta record".into(),
+                ))
+            }
+            None => {}
+        }
+        for (uid, r) in queues {
+            let mut q = Queue::new(uid, r.name.clone(), r.attrs, r.created_at);
+            q.tags = r.tags;
+            q.modified_at = r.modified_at;
+            q.last_purge = r.last_purge;
+            q.dedup_per_group = r.dedup_per_group;
+            q.next_dedup = r.next_dedup;
+            engine.by_name.insert(r.name, uid);
+            engine.queues.insert(uid, q);
+        }
+        for ((uid, seq), c) in contents {
+            let s = states.remove(&(uid, seq)).ok_or_else(|| {
+                RestoreError::Corrupt(format!("message {uid:x}/{seq:x} has no state record"))
+            })?;
+            let q = engine.queues.get_mut(&uid).ok_or_else(|| {
+                RestoreError::Corrupt(format!("message {uid:x}/{seq:x} of a missing queue"))
+            })?;
+            let id = parse_uuid(&c.id)
+                .ok_or_else(|| RestoreError::Corrupt(format!("bad message id {:?}", c.id)))?;
+            let group_name = c.extra.as_ref().and_then(|e| e.group_id.clone());
+            let group = q.intern_group(group_name.as_deref());
+            let msg = Message {
+                seq,
+                id,
+                body_md5: Md5::digest(c.body.as_bytes()).into(),
+                body: c.body.into(),
+                attributes: c.attributes.map(Box::new),
+                extra: c.extra.map(Box::new),
+                group,
+                sent_at: c.sent_at,
+                enqueued_at: c.enqueued_at,
+                state: s.state,
+                deadline: s.deadline,
+                receive_count: s.receive_count,
+                serial: s.serial,
+                first_receive_at: s.first_receive_at,
+                received_at: s.received_at,
+                visibility_changed: s.visibility_changed,
+            };
+            q.insert(msg, &mut engine.journal);
+        }
+        if let Some(((uid, seq), _)) = states.into_iter().next() {
+            return Err(RestoreError::Corrupt(format!(
+                "state record {uid:x}/{seq:x} without its message"
+            )));
+        }
+        dedups.sort_by_key(|(_, _, d)| d.expires_at);
+        for (uid, n, d) in dedups {
+            let Some(q) = engine.queues.get_mut(&uid) else {
+                continue;
+            };
+            let message_id = parse_uuid(&d.message_id).ok_or_else(|| {
+                RestoreError::Corrupt(format!("bad message id {:?}", d.message_id))
+            })?;
+            q.remember_dedup(
+                d.key,
+                DedupEntry {
+                    expires_at: d.expires_at,
+                    message_id,
+                    seq: d.seq,
+                    n,
+                },
+            );
+        }
+        let uids: Vec<u64> = engine.queues.keys().copied().collect();
+        for uid in uids {
+            engine.sync_deadline(uid);
+        }
+        engine.journal.record = record;
+        engine.journal.observe = observe;
+        Ok(engine)
+    }
+}

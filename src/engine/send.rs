@@ -1,0 +1,430 @@
+//! SendMessage and SendMessageBatch: validation in SQS's order, FIFO deduplication, delays.
+
+use super::ids::{format_uuid, sequence_number};
+use super::journal::RecordKey;
+use super::message::{hex, Message, MessageExtra, MessageState};
+use super::queue::DedupEntry;
+use super::requests::{SendMessageBatchRequest, SendMessageRequest};
+use super::Engine;
+use crate::context::CallContext;
+use crate::digest;
+use crate::error::{invalid_value, SqsError};
+use crate::events::EventKind;
+use crate::model::MessageAttributes;
+use crate::validate;
+use md5::{Digest, Md5};
+use serde_json::{json, Map, Value};
+use std::collections::BTreeSet;
+
+const DEDUP_WINDOW_MS: u64 = 5 * 60 * 1000;
+const MAX_BATCH_BYTES: usize = 1_048_576;
+const MAX_DELAY_SECONDS: i64 = 900;
+
+/// A send that passed validation, ready to enqueue.
+struct Validated<'a> {
+    body: &'a str,
+    attributes: Option<&'a MessageAttributes>,
+    system_attributes: Option<&'a MessageAttributes>,
+    delay_ms: u64,
+    group: Option<&'a str>,
+    dedup_id: Option<String>,
+}
+
+/// What a send answers (also for a deduplicated send, which names the original message).
+struct Sent {
+    message_id: String,
+    body_md5: String,
+    attributes_md5: Option<String>,
+    system_attributes_md5: Option<String>,
+    sequence_number: Option<String>,
+}
+
+impl Sent {
+    fn to_json(&self, id: Option<&str>) -> Value {
+        let mut out = Map::new();
+        if let Some(id) = id {
+            out.insert("Id".into(), Value::String(id.to_string()));
+        }
+        out.insert("MessageId".into(), Value::String(self.message_id.clone()));
+        out.insert(
+            "MD5OfMessageBody".into(),
+            Value::String(self.body_md5.clone()),
+        );
+        if let Some(m) = &self.attributes_md5 {
+            out.insert("MD5OfMessageAttributes".into(), Value::String(m.clone()));
+        }
+        if let Some(m) = &self.system_attributes_md5 {
+            out.insert(
+                "MD5OfMessageSystemAttributes".into(),
+                Value::String(m.clone()),
+            );
+        }
+        if let Some(s) = &self.sequence_number {
+            out.insert("SequenceNumber".into(), Value::String(s.clone()));
+        }
+        Value::Object(out)
+    }
+}
+
+fn non_empty(attrs: &Option<MessageAttributes>) -> Option<&MessageAttributes> {
+    attrs.as_ref().filter(|a| !a.is_empty())
+}
+
+/// Body and attribute bytes, as counted against MaximumMessageSize and the batch limit.
+fn payload_size(req: &SendMessageRequest) -> usize {
+    req.message_body.as_deref().map_or(0, str::len)
+        + non_empty(&req.message_attributes).map_or(0, validate::message_attributes_size)
+}
+
+impl Engine {
+    /// Validate one message against its queue. `batch` selects the per-entry wording SQS uses
+    /// inside SendMessageBatch.
+    fn validate_send<'a>(
+        &self,
+        uid: u64,
+        req: &'a SendMessageRequest,
+        batch: bool,
+    ) -> Result<Validated<'a>, SqsError> {
+        let q = self.queue(uid)?;
+        let body = req
+            .message_body
+            .as_deref()
+            .filter(|b| !b.is_empty())
+            .ok_or_else(|| SqsError::MissingParameter("MessageBody".into()))?;
+        let max = q.attrs.maximum_message_size as usize;
+        if payload_size(req) > max {
+            return Err(SqsError::InvalidParameterValue(if batch {
+                format!("One or more parameters cannot be validated. Reason: Message must be shorter than {max} bytes.")
+            } else {
+                format!("One or more parameters are invalid. Reason: Message must be shorter than {max} bytes.")
+            }));
+        }
+        if let Some(c) = validate::first_invalid_char(body) {
+            return Err(validate::invalid_message_contents(c));
+        }
+        let attributes = non_empty(&req.message_attributes);
+        if let Some(a) = attributes {
+            validate::validate_message_attributes(a)?;
+        }
+        let system_attributes = non_empty(&req.message_system_attributes);
+        if let Some(a) = system_attributes {
+            validate::validate_system_attributes(a)?;
+        }
+        if let Some(d) = req.delay_seconds {
+            if !(0..=MAX_DELAY_SECONDS).contains(&d) {
+                return Err(invalid_value(
+                    d,
+                    "DelaySeconds",
+                    "DelaySeconds must be >= 0 and <= 900.",
+                ));
+            }
+        }
+        let group = req.message_group_id.as_deref();
+        if let Some(g) = group {
+            validate::validate_token(g, "MessageGroupId")?;
+        }
+        if !q.fifo() {
+            if let Some(d) = &req.message_deduplication_id {
+                // LocalStack's text (spec §4.8 item 7); AWS's was not recorded.
+                return Err(invalid_value(
+                    d,
+                    "MessageDeduplicationId",
+                    "The request includes a parameter that is not valid for this queue type.",
+                ));
+            }
+            let delay = req.delay_seconds.unwrap_or(q.attrs.delay_seconds as i64) as u64;
+            return Ok(Validated {
+                body,
+                attributes,
+                system_attributes,
+                delay_ms: delay * 1000,
+                group,
+                dedup_id: None,
+            });
+        }
+        if group.is_none() {
+            return Err(if batch {
+                SqsError::InvalidParameterValue(
+                    "The request must contain the parameter MessageGroupId.".into(),
+                )
+            } else {
+                SqsError::MissingParameter("MessageGroupId".into())
+            });
+        }
+        let dedup_id = match &req.message_deduplication_id {
+            Some(d) => {
+                validate::validate_token(d, "MessageDeduplicationId")?;
+                d.clone()
+            }
+            None if q.attrs.content_based_deduplication => digest::sha256_hex(body.as_bytes()),
+            None => {
+                return Err(SqsError::InvalidParameterValue(
+                    "The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly"
+                        .into(),
+                ))
+            }
+        };
+        if let Some(d) = req.delay_seconds.filter(|d| *d != 0) {
+            return Err(invalid_value(
+                d,
+                "DelaySeconds",
+                "The request include parameter that is not valid for this queue type.",
+            ));
+        }
+        Ok(Validated {
+            body,
+            attributes,
+            system_attributes,
+            // FIFO messages take the queue's delay, whatever the request says (0 is allowed).
+            delay_ms: q.attrs.delay_seconds as u64 * 1000,
+            group,
+            dedup_id: Some(dedup_id),
+        })
+    }
+
+    /// Enqueue a validated message (or recognise it as a duplicate).
+    fn enqueue(&mut self, uid: u64, now: u64, ctx: &CallContext, v: Validated<'_>) -> Sent {
+        let body_md5: [u8; 16] = Md5::digest(v.body.as_bytes()).into();
+        let attributes_md5 = v
+            .attributes
+            .and_then(|a| digest::md5_of_attributes(a.iter().map(|(k, v)| (k.as_str(), v))));
+        let system_attributes_md5 = v
+            .system_attributes
+            .and_then(|a| digest::md5_of_attributes(a.iter().map(|(k, v)| (k.as_str(), v))));
+        let trace_header = v
+            .system_attributes
+            .and_then(|a| a.get("AWSTraceHeader"))
+            .and_then(|a| a.string_value.clone())
+            .or_else(|| ctx.trace_header.clone());
+        let sender_id = self.sender_id(ctx);
+        let Some(q) = self.queues.get_mut(&uid) else {
+            // Validated against this queue in the same call; unreachable, but never panic.
+            return Sent {
+                message_id: String::new(),
+                body_md5: hex(&body_md5),
+                attributes_md5,
+                system_attributes_md5,
+                sequence_number: None,
+            };
+        };
+        if let (Some(dedup_id), Some(group)) = (&v.dedup_id, v.group) {
+            for n in q.forget_expired_dedup(now) {
+                self.journal.touch(RecordKey::Dedup(uid, n));
+            }
+            let key = q.dedup_key(group, dedup_id);
+            if let Some(original) = q.dedup.get(&key) {
+                // Accepted but not enqueued again; the answer names the original message (what
+                // LocalStack and ElasticMQ do; AWS's exact answer was not recorded, spec §14.4).
+                let message_id = format_uuid(original.message_id);
+                let seq = original.seq;
+                let name = q.name.clone();
+                let (mid, did) = (message_id.clone(), dedup_id.clone());
+                self.journal.event(now, &name, || EventKind::Deduplicated {
+                    message_id: mid,
+                    deduplication_id: did,
+                });
+                return Sent {
+                    message_id,
+                    body_md5: hex(&body_md5),
+                    attributes_md5,
+                    system_attributes_md5,
+                    sequence_number: Some(sequence_number(seq)),
+                };
+            }
+        }
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.journal.touch(RecordKey::Meta);
+        let id = self.keys.message_id(seq);
+        let Some(q) = self.queues.get_mut(&uid) else {
+            return Sent {
+                message_id: String::new(),
+                body_md5: hex(&body_md5),
+                attributes_md5,
+                system_attributes_md5,
+                sequence_number: None,
+            };
+        };
+        if let (Some(dedup_id), Some(group)) = (&v.dedup_id, v.group) {
+            let key = q.dedup_key(group, dedup_id);
+            let n = q.next_dedup;
+            q.next_dedup += 1;
+            let expires_at = now + DEDUP_WINDOW_MS;
+            q.remember_dedup(
+                key,
+                DedupEntry {
+                    expires_at,
+                    message_id: id,
+                    seq,
+                    n,
+                },
+            );
+            self.journal.touch(RecordKey::Dedup(uid, n));
+            self.journal.touch(RecordKey::Queue(uid));
+        }
+        let group = q.intern_group(v.group);
+        let extra = MessageExtra {
+            trace_header,
+            deduplication_id: v.dedup_id.clone(),
+            sender_id,
+            group_id: v.group.map(str::to_string),
+            system_attributes_md5: system_attributes_md5.clone(),
+            ..Default::default()
+        };
+        let delayed = v.delay_ms > 0;
+        let msg = Message {
+            seq,
+            id,
+            body: v.body.into(),
+            body_md5,
+            attributes: v.attributes.map(|a| Box::new(a.clone())),
+            extra: (extra != MessageExtra::default()).then(|| Box::new(extra)),
+            group,
+            sent_at: now,
+            enqueued_at: now,
+            state: if delayed {
+                MessageState::Delayed
+            } else {
+                MessageState::Visible
+            },
+            deadline: if delayed { now + v.delay_ms } else { 0 },
+            receive_count: 0,
+            serial: 0,
+            first_receive_at: 0,
+            received_at: 0,
+            visibility_changed: false,
+        };
+        let fifo = q.fifo();
+        q.insert(msg, &mut self.journal);
+        let name = q.name.clone();
+        self.sync_deadline(uid);
+        let message_id = format_uuid(id);
+        let sequence = fifo.then(|| sequence_number(seq));
+        if self.journal.observe {
+            let (mid, gid, sn) = (
+                message_id.clone(),
+                v.group.map(str::to_string),
+                sequence.clone(),
+            );
+            self.journal.event(now, &name, || EventKind::Sent {
+                message_id: mid,
+                group_id: gid,
+                sequence_number: sn,
+                delayed_until: delayed.then_some(now + v.delay_ms),
+            });
+        }
+        Sent {
+            message_id,
+            body_md5: hex(&body_md5),
+            attributes_md5,
+            system_attributes_md5,
+            sequence_number: sequence,
+        }
+    }
+
+    pub(super) fn send_message(
+        &mut self,
+        now: u64,
+        ctx: &CallContext,
+        req: SendMessageRequest,
+    ) -> Result<Value, SqsError> {
+        let uid = self.required_url(&req.queue_url)?;
+        let v = self.validate_send(uid, &req, false)?;
+        Ok(self.enqueue(uid, now, ctx, v).to_json(None))
+    }
+
+    pub(super) fn send_message_batch(
+        &mut self,
+        now: u64,
+        ctx: &CallContext,
+        req: SendMessageBatchRequest,
+    ) -> Result<Value, SqsError> {
+        let uid = self.required_url(&req.queue_url)?;
+        let entries = req
+            .entries
+            .ok_or_else(|| SqsError::MissingParameter("Entries".into()))?;
+        check_batch_shape(
+            entries.iter().map(|e| e.id.as_deref()),
+            "SendMessageBatchRequestEntry",
+        )?;
+        let total: usize = entries.iter().map(payload_size).sum();
+        if total > MAX_BATCH_BYTES {
+            return Err(SqsError::BatchRequestTooLong(total));
+        }
+        let q = self.queue(uid)?;
+        if q.fifo() {
+            // On FIFO queues these fail the whole request, not one entry (spec §4.9).
+            if entries.iter().any(|e| e.message_group_id.is_none()) {
+                return Err(SqsError::InvalidParameterValue(
+                    "The request must contain the parameter MessageGroupId.".into(),
+                ));
+            }
+            if !q.attrs.content_based_deduplication
+                && entries.iter().any(|e| e.message_deduplication_id.is_none())
+            {
+                return Err(SqsError::InvalidParameterValue(
+                    "The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly"
+                        .into(),
+                ));
+            }
+        }
+        let mut successful = Vec::new();
+        let mut failed = Vec::new();
+        // Entries are enqueued in request order (FIFO order follows it).
+        for entry in &entries {
+            let id = entry.id.as_deref().unwrap_or_default();
+            match self.validate_send(uid, entry, true) {
+                Ok(v) => successful.push(self.enqueue(uid, now, ctx, v).to_json(Some(id))),
+                Err(e) => failed.push(batch_failure(id, &e)),
+            }
+        }
+        Ok(batch_result(successful, failed))
+    }
+}
+
+/// Whole-request checks every batch action shares: 1–10 entries, ids well-formed and distinct.
+pub(super) fn check_batch_shape<'a>(
+    ids: impl ExactSizeIterator<Item = Option<&'a str>>,
+    entry_shape: &str,
+) -> Result<(), SqsError> {
+    let n = ids.len();
+    if n == 0 {
+        return Err(SqsError::EmptyBatchRequest(entry_shape.to_string()));
+    }
+    if n > 10 {
+        return Err(SqsError::TooManyEntriesInBatchRequest(n));
+    }
+    let mut seen = BTreeSet::new();
+    let ids: Vec<Option<&str>> = ids.collect();
+    for id in &ids {
+        validate::validate_batch_entry_id(id.unwrap_or_default())?;
+    }
+    for id in ids.into_iter().flatten() {
+        if !seen.insert(id) {
+            return Err(SqsError::BatchEntryIdsNotDistinct(id.to_string()));
+        }
+    }
+    Ok(())
+}
+
+/// A `BatchResultErrorEntry` for an entry that failed on its own.
+pub(super) fn batch_failure(id: &str, e: &SqsError) -> Value {
+    json!({
+        "Id": id,
+        "SenderFault": true,
+        "Code": e.batch_entry_code(),
+        "Message": e.message(),
+    })
+}
+
+/// `{Successful, Failed}` with empty lists omitted, as AWS sends them (spec §1.1).
+pub(super) fn batch_result(successful: Vec<Value>, failed: Vec<Value>) -> Value {
+    let mut out = Map::new();
+    if !successful.is_empty() {
+        out.insert("Successful".into(), Value::Array(successful));
+    }
+    if !failed.is_empty() {
+        out.insert("Failed".into(), Value::Array(failed));
+    }
+    Value::Object(out)
+}

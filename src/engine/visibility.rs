@@ -1,0 +1,200 @@
+//! DeleteMessage and ChangeMessageVisibility (and their batches): the receipt-handle rules of
+//! spec §7.3, which differ between standard and FIFO queues.
+
+use super::ids::{format_uuid, Receipt};
+use super::message::MessageState;
+use super::queue::Removal;
+use super::requests::{ReceiptBatchRequest, ReceiptRequest};
+use super::send::{batch_failure, batch_result, check_batch_shape};
+use super::Engine;
+use crate::error::{invalid_value, SqsError};
+use crate::events::EventKind;
+use serde_json::{json, Value};
+
+/// Total visibility, counted from the receive, may not reach 12 hours.
+const VISIBILITY_CAP_MS: u64 = 43_200_000;
+
+fn expired(handle: &str) -> SqsError {
+    invalid_value(handle, "ReceiptHandle", "The receipt handle has expired.")
+}
+
+impl Engine {
+    /// Decode a handle and check it belongs to this queue incarnation.
+    fn receipt(&self, uid: u64, handle: &str) -> Result<Receipt, SqsError> {
+        self.keys
+            .parse_receipt_handle(handle)
+            .filter(|r| r.queue == uid)
+            .ok_or_else(|| SqsError::ReceiptHandleIsInvalid(handle.to_string()))
+    }
+
+    fn delete_one(&mut self, uid: u64, now: u64, handle: Option<&str>) -> Result<(), SqsError> {
+        let handle = handle.ok_or_else(|| SqsError::MissingParameter("ReceiptHandle".into()))?;
+        let r = self.receipt(uid, handle)?;
+        let q = self
+            .queues
+            .get_mut(&uid)
+            .ok_or(SqsError::QueueDoesNotExist)?;
+        let Some(m) = q.messages.get(&r.seq) else {
+            // Already deleted, expired, purged or moved: SQS answers success (spec §7.3).
+            return Ok(());
+        };
+        if q.fifo() && !(m.state == MessageState::InFlight && m.serial == r.serial) {
+            // FIFO handles die with their visibility window (or the next delivery).
+            return Err(expired(handle));
+        }
+        // Standard queues accept any handle the message was given, even an expired or older one
+        // (spec §7.3: "the request will succeed"); the message is deleted.
+        q.remove(r.seq, now, Removal::Deleted, &mut self.journal);
+        self.sync_deadline(uid);
+        Ok(())
+    }
+
+    fn change_visibility_one(
+        &mut self,
+        uid: u64,
+        now: u64,
+        handle: Option<&str>,
+        timeout: Option<i64>,
+    ) -> Result<(), SqsError> {
+        let handle = handle.ok_or_else(|| SqsError::MissingParameter("ReceiptHandle".into()))?;
+        let timeout =
+            timeout.ok_or_else(|| SqsError::MissingParameter("VisibilityTimeout".into()))?;
+        if !(0..=43_200).contains(&timeout) {
+            return Err(invalid_value(
+                timeout,
+                "VisibilityTimeout",
+                "Must be >= 0 and <= 43200, if provided.",
+            ));
+        }
+        let r = self.receipt(uid, handle)?;
+        let q = self
+            .queues
+            .get_mut(&uid)
+            .ok_or(SqsError::QueueDoesNotExist)?;
+        let Some(m) = q.messages.get_mut(&r.seq) else {
+            return Err(invalid_value(
+                handle,
+                "ReceiptHandle",
+                "Message does not exist or is not available for visibility timeout change.",
+            ));
+        };
+        if q.attrs.fifo {
+            // Not recorded on AWS for FIFO; the same rule as DeleteMessage keeps a stale
+            // consumer from re-hiding a message another one now owns.
+            if !(m.state == MessageState::InFlight && m.serial == r.serial) {
+                return Err(expired(handle));
+            }
+        } else if m.state != MessageState::InFlight {
+            // AWS answers 200 for a handle whose visibility already ran out (spec §7.3) and does
+            // not hide the message again: someone else may be receiving it.
+            return Ok(());
+        }
+        let timeout_ms = timeout as u64 * 1000;
+        // The 12-hour cap counts from the receive and is not reset by extensions. Reaching it
+        // exactly is refused, so 43,200 right after a receive fails and 43,195 works (spec §7.2).
+        if timeout > 0 && now.saturating_sub(m.received_at) + timeout_ms >= VISIBILITY_CAP_MS {
+            return Err(invalid_value(
+                timeout,
+                "VisibilityTimeout",
+                "Total VisibilityTimeout for the message is beyond the limit [43200 seconds].",
+            ));
+        }
+        m.visibility_changed = true;
+        let id = m.id;
+        if timeout == 0 {
+            q.make_visible(r.seq, now, &mut self.journal);
+        } else {
+            q.set_in_flight(r.seq, now + timeout_ms, &mut self.journal);
+        }
+        let name = q.name.clone();
+        self.journal
+            .event(now, &name, || EventKind::VisibilityChanged {
+                message_id: format_uuid(id),
+                visible_at: now + timeout_ms,
+            });
+        self.sync_deadline(uid);
+        Ok(())
+    }
+
+    pub(super) fn delete_message(
+        &mut self,
+        now: u64,
+        req: ReceiptRequest,
+    ) -> Result<Value, SqsError> {
+        let uid = self.required_url(&req.queue_url)?;
+        self.delete_one(uid, now, req.receipt_handle.as_deref())?;
+        Ok(json!({}))
+    }
+
+    pub(super) fn change_message_visibility(
+        &mut self,
+        now: u64,
+        req: ReceiptRequest,
+    ) -> Result<Value, SqsError> {
+        let uid = self.required_url(&req.queue_url)?;
+        self.change_visibility_one(
+            uid,
+            now,
+            req.receipt_handle.as_deref(),
+            req.visibility_timeout,
+        )?;
+        Ok(json!({}))
+    }
+
+    pub(super) fn delete_message_batch(
+        &mut self,
+        now: u64,
+        req: ReceiptBatchRequest,
+    ) -> Result<Value, SqsError> {
+        self.receipt_batch(
+            now,
+            req,
+            "DeleteMessageBatchRequestEntry",
+            |e, uid, now, entry| e.delete_one(uid, now, entry.receipt_handle.as_deref()),
+        )
+    }
+
+    pub(super) fn change_message_visibility_batch(
+        &mut self,
+        now: u64,
+        req: ReceiptBatchRequest,
+    ) -> Result<Value, SqsError> {
+        self.receipt_batch(
+            now,
+            req,
+            "ChangeMessageVisibilityBatchRequestEntry",
+            |e, uid, now, entry| {
+                e.change_visibility_one(
+                    uid,
+                    now,
+                    entry.receipt_handle.as_deref(),
+                    entry.visibility_timeout,
+                )
+            },
+        )
+    }
+
+    fn receipt_batch(
+        &mut self,
+        now: u64,
+        req: ReceiptBatchRequest,
+        entry_shape: &str,
+        mut one: impl FnMut(&mut Engine, u64, u64, &ReceiptRequest) -> Result<(), SqsError>,
+    ) -> Result<Value, SqsError> {
+        let uid = self.required_url(&req.queue_url)?;
+        let entries = req
+            .entries
+            .ok_or_else(|| SqsError::MissingParameter("Entries".into()))?;
+        check_batch_shape(entries.iter().map(|e| e.id.as_deref()), entry_shape)?;
+        let mut successful = Vec::new();
+        let mut failed = Vec::new();
+        for entry in &entries {
+            let id = entry.id.as_deref().unwrap_or_default();
+            match one(self, uid, now, entry) {
+                Ok(()) => successful.push(json!({ "Id": id })),
+                Err(e) => failed.push(batch_failure(id, &e)),
+            }
+        }
+        Ok(batch_result(successful, failed))
+    }
+}
