@@ -24,6 +24,7 @@ pub mod engine;
 pub mod error;
 pub mod events;
 pub mod model;
+pub mod protocol;
 pub mod service;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

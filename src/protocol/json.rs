@@ -1,0 +1,124 @@
+//! AWS JSON 1.0 requests and responses.
+
+use super::HttpResponse;
+use crate::error::SqsError;
+use serde_json::Value;
+
+/// The content type of AWS JSON 1.0 requests and responses.
+pub const CONTENT_TYPE: &str = "application/x-amz-json-1.0";
+
+/// The action's parameters: the body's JSON object as sent (an empty body is `{}`).
+///
+/// The wording of the two Serialization messages is coral's generic text; AWS's exact SQS
+/// messages for a malformed body were not recorded.
+pub fn params(body: &[u8]) -> Result<Value, SqsError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Value::Object(serde_json::Map::new()));
+    }
+    match serde_json::from_slice::<Value>(body) {
+        Ok(v @ Value::Object(_)) => Ok(v),
+        Ok(Value::Array(_)) => Err(SqsError::Serialization(
+            "Start of list found where not expected".into(),
+        )),
+        Ok(_) => Err(SqsError::Serialization(
+            "Expected a JSON object as the request body".into(),
+        )),
+        Err(_) => Err(SqsError::Serialization(
+            "Unable to parse the request body as JSON".into(),
+        )),
+    }
+}
+
+fn response(status: u16, request_id: &str, body: Vec<u8>) -> HttpResponse {
+    HttpResponse {
+        status,
+        headers: vec![
+            ("x-amzn-RequestId".into(), request_id.into()),
+            ("Content-Type".into(), CONTENT_TYPE.into()),
+        ],
+        body,
+    }
+}
+
+/// 200 with the action's output (`{}` for actions without output).
+pub fn success(output: &Value, request_id: &str) -> HttpResponse {
+    let body = match output {
+        Value::Null => b"{}".to_vec(),
+        v => serde_json::to_vec(v).unwrap_or_else(|_| b"{}".to_vec()),
+    };
+    response(200, request_id, body)
+}
+
+/// The error's status, `{"__type", "message"}` body and `x-amzn-query-error` header.
+pub fn error(err: &SqsError, request_id: &str) -> HttpResponse {
+    let body = serde_json::json!({"__type": err.json_type(), "message": err.message()});
+    let mut r = response(
+        err.http_status(),
+        request_id,
+        serde_json::to_vec(&body).unwrap_or_default(),
+    );
+    r.headers.push((
+        "x-amzn-query-error".into(),
+        format!("{};Sender", err.query_code()),
+    ));
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn bodies() {
+        assert_eq!(params(b"").unwrap(), json!({}));
+        assert_eq!(params(b" \n").unwrap(), json!({}));
+        assert_eq!(
+            params(br#"{"MaxNumberOfMessages":"x","A":[1]}"#).unwrap(),
+            json!({"MaxNumberOfMessages": "x", "A": [1]})
+        );
+        for bad in [&b"{"[..], b"[]", b"1", b"null", b"\xff"] {
+            assert!(
+                matches!(params(bad), Err(SqsError::Serialization(_))),
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn error_response_matches_spec_example() {
+        let r = error(&SqsError::QueueDoesNotExist, "66916324");
+        assert_eq!(r.status, 400);
+        assert_eq!(
+            r.headers,
+            vec![
+                ("x-amzn-RequestId".to_string(), "66916324".to_string()),
+                ("Content-Type".into(), CONTENT_TYPE.into()),
+                (
+                    "x-amzn-query-error".into(),
+                    "AWS.SimpleQueueService.NonExistentQueue;Sender".into()
+                ),
+            ]
+        );
+        let body: Value = serde_json::from_slice(&r.body).unwrap();
+        assert_eq!(
+            body,
+            json!({"__type": "com.amazonaws.sqs#QueueDoesNotExist",
+                   "message": "The specified queue does not exist."})
+        );
+        assert_eq!(
+            error(&SqsError::PurgeQueueInProgress("q".into()), "r").status,
+            403
+        );
+    }
+
+    #[test]
+    fn success_bodies() {
+        assert_eq!(success(&Value::Null, "r").body, b"{}");
+        assert_eq!(
+            success(&json!({"QueueUrl": "u"}), "r").body,
+            br#"{"QueueUrl":"u"}"#
+        );
+        assert_eq!(success(&json!({}), "r").status, 200);
+    }
+}
