@@ -12,7 +12,10 @@ fn redrive(dlq: &str, max: u32) -> String {
 fn pair(max: u32) -> (Sqs, String, String) {
     let mut h = Sqs::new();
     let dlq = h.create("dlq", json!({}));
-    let src = h.create("src", json!({"VisibilityTimeout": "1", "RedrivePolicy": redrive("dlq", max)}));
+    let src = h.create(
+        "src",
+        json!({"VisibilityTimeout": "1", "RedrivePolicy": redrive("dlq", max)}),
+    );
     (h, src, dlq)
 }
 
@@ -25,25 +28,52 @@ fn redrive_policy_validation() {
     let fsrc = h.create_fifo("src.fifo", json!({}));
     let arn = Sqs::arn("dlq");
     let bad: Vec<(&str, String)> = vec![
-        ("max 0", json!({"deadLetterTargetArn": arn, "maxReceiveCount": 0}).to_string()),
-        ("max 1001", json!({"deadLetterTargetArn": arn, "maxReceiveCount": 1001}).to_string()),
-        ("max not integer", json!({"deadLetterTargetArn": arn, "maxReceiveCount": "abc"}).to_string()),
+        (
+            "max 0",
+            json!({"deadLetterTargetArn": arn, "maxReceiveCount": 0}).to_string(),
+        ),
+        (
+            "max 1001",
+            json!({"deadLetterTargetArn": arn, "maxReceiveCount": 1001}).to_string(),
+        ),
+        (
+            "max not integer",
+            json!({"deadLetterTargetArn": arn, "maxReceiveCount": "abc"}).to_string(),
+        ),
         ("no max", json!({"deadLetterTargetArn": arn}).to_string()),
         ("no target", json!({"maxReceiveCount": 3}).to_string()),
         ("not json", "{nope".to_string()),
     ];
     for (why, policy) in bad {
-        let e = h.err_unchanged(&src, "SetQueueAttributes", json!({"QueueUrl": src, "Attributes": {"RedrivePolicy": policy}}));
+        let e = h.err_unchanged(
+            &src,
+            "SetQueueAttributes",
+            json!({"QueueUrl": src, "Attributes": {"RedrivePolicy": policy}}),
+        );
         assert_eq!(e.shape(), "InvalidParameterValueException", "{why}");
         assert!(!h.attrs(&src).contains_key("RedrivePolicy"));
     }
     // Texts below are not AWS-recorded (§11.1): refused, nothing changed.
-    let missing = json!({"deadLetterTargetArn": Sqs::arn("nowhere"), "maxReceiveCount": 3}).to_string();
-    h.err_unchanged(&src, "SetQueueAttributes", json!({"QueueUrl": src, "Attributes": {"RedrivePolicy": missing}}));
-    let fifo_dlq = json!({"deadLetterTargetArn": Sqs::arn("dlq.fifo"), "maxReceiveCount": 3}).to_string();
-    h.err_unchanged(&src, "SetQueueAttributes", json!({"QueueUrl": src, "Attributes": {"RedrivePolicy": fifo_dlq}}));
+    let missing =
+        json!({"deadLetterTargetArn": Sqs::arn("nowhere"), "maxReceiveCount": 3}).to_string();
+    h.err_unchanged(
+        &src,
+        "SetQueueAttributes",
+        json!({"QueueUrl": src, "Attributes": {"RedrivePolicy": missing}}),
+    );
+    let fifo_dlq =
+        json!({"deadLetterTargetArn": Sqs::arn("dlq.fifo"), "maxReceiveCount": 3}).to_string();
+    h.err_unchanged(
+        &src,
+        "SetQueueAttributes",
+        json!({"QueueUrl": src, "Attributes": {"RedrivePolicy": fifo_dlq}}),
+    );
     let std_dlq = json!({"deadLetterTargetArn": Sqs::arn("dlq"), "maxReceiveCount": 3}).to_string();
-    h.err_unchanged(&fsrc, "SetQueueAttributes", json!({"QueueUrl": fsrc, "Attributes": {"RedrivePolicy": std_dlq}}));
+    h.err_unchanged(
+        &fsrc,
+        "SetQueueAttributes",
+        json!({"QueueUrl": fsrc, "Attributes": {"RedrivePolicy": std_dlq}}),
+    );
     assert!(!h.attrs(&src).contains_key("RedrivePolicy"));
     assert!(!h.attrs(&fsrc).contains_key("RedrivePolicy"));
 }
@@ -53,10 +83,14 @@ fn redrive_policy_is_echoed_with_numeric_count_and_removable() {
     let mut h = Sqs::new();
     h.create("dlq", json!({}));
     let src = h.create("src", json!({}));
-    let policy = json!({"deadLetterTargetArn": Sqs::arn("dlq"), "maxReceiveCount": "5"}).to_string();
+    let policy =
+        json!({"deadLetterTargetArn": Sqs::arn("dlq"), "maxReceiveCount": "5"}).to_string();
     h.set_attrs(&src, json!({"RedrivePolicy": policy}));
     let got: Value = serde_json::from_str(&h.attr(&src, "RedrivePolicy").unwrap()).unwrap();
-    assert_eq!(got, json!({"deadLetterTargetArn": Sqs::arn("dlq"), "maxReceiveCount": 5}));
+    assert_eq!(
+        got,
+        json!({"deadLetterTargetArn": Sqs::arn("dlq"), "maxReceiveCount": 5})
+    );
     h.set_attrs(&src, json!({"RedrivePolicy": ""}));
     assert!(!h.attrs(&src).contains_key("RedrivePolicy"));
 }
@@ -81,7 +115,9 @@ fn message_moves_on_the_receive_after_the_count_is_exhausted() {
     assert!(h.receive(&src, 1).is_empty());
     let ev = h.events();
     assert!(
-        ev.iter().any(|e| e["type"] == "moved-to-dead-letter-queue" && e["messageId"] == sent["MessageId"] && e["deadLetterQueue"] == "dlq"),
+        ev.iter().any(|e| e["type"] == "moved-to-dead-letter-queue"
+            && e["messageId"] == sent["MessageId"]
+            && e["deadLetterQueue"] == "dlq"),
         "{ev:?}"
     );
     assert_eq!(h.counts(&src), (0, 0, 0));
@@ -90,11 +126,17 @@ fn message_moves_on_the_receive_after_the_count_is_exhausted() {
     let m = h.receive(&dlq, 1).remove(0);
     assert_eq!(m["MessageId"], sent["MessageId"]);
     assert_eq!(m["Body"], "payload");
-    assert_eq!(m["MD5OfMessageAttributes"], "adb59cd4678ea5a855436b949cd07ab6");
+    assert_eq!(
+        m["MD5OfMessageAttributes"],
+        "adb59cd4678ea5a855436b949cd07ab6"
+    );
     assert_eq!(sys_attr(&m, "ApproximateReceiveCount").unwrap(), "2");
     assert_eq!(sys_attr(&m, "SentTimestamp").unwrap(), T0.to_string());
     assert_eq!(sys_attr(&m, "AWSTraceHeader").unwrap(), "Root=1-x");
-    assert_eq!(sys_attr(&m, "DeadLetterQueueSourceArn").unwrap(), Sqs::arn("src"));
+    assert_eq!(
+        sys_attr(&m, "DeadLetterQueueSourceArn").unwrap(),
+        Sqs::arn("src")
+    );
     assert_eq!(sys_attr(&first[0], "DeadLetterQueueSourceArn"), None);
 }
 
@@ -129,7 +171,10 @@ fn fifo_to_fifo_dead_letter_keeps_the_group_going() {
     }
     // Third receive moves m1 and the group continues with m2.
     let third = h.receive(&src, 1);
-    assert!(third.is_empty() || bodies(&third) == vec!["m2"], "{third:?}");
+    assert!(
+        third.is_empty() || bodies(&third) == vec!["m2"],
+        "{third:?}"
+    );
     if third.is_empty() {
         assert_eq!(bodies(&h.receive(&src, 1)), vec!["m2"]);
     }
@@ -137,14 +182,20 @@ fn fifo_to_fifo_dead_letter_keeps_the_group_going() {
     assert_eq!(d["MessageId"], first["MessageId"]);
     assert_eq!(sys_attr(&d, "MessageGroupId").unwrap(), "g");
     // The dedup id is replaced by the message id in the DLQ (§11.2).
-    assert_eq!(sys_attr(&d, "MessageDeduplicationId").unwrap(), first["MessageId"].as_str().unwrap());
+    assert_eq!(
+        sys_attr(&d, "MessageDeduplicationId").unwrap(),
+        first["MessageId"].as_str().unwrap()
+    );
 }
 
 #[test]
 fn retention_in_the_dlq_counts_from_the_original_enqueue_time() {
     let mut h = Sqs::new();
     let dlq = h.create("dlq", json!({"MessageRetentionPeriod": "60"}));
-    let src = h.create("src", json!({"VisibilityTimeout": "40", "RedrivePolicy": redrive("dlq", 1)}));
+    let src = h.create(
+        "src",
+        json!({"VisibilityTimeout": "40", "RedrivePolicy": redrive("dlq", 1)}),
+    );
     h.send(&src, "x");
     h.receive(&src, 1);
     h.advance_secs(40);
@@ -153,13 +204,20 @@ fn retention_in_the_dlq_counts_from_the_original_enqueue_time() {
     h.advance_secs(19);
     assert_eq!(h.counts(&dlq), (1, 0, 0));
     h.advance_secs(1);
-    assert_eq!(h.counts(&dlq), (0, 0, 0), "expired 60 s after the original send");
+    assert_eq!(
+        h.counts(&dlq),
+        (0, 0, 0),
+        "expired 60 s after the original send"
+    );
 }
 
 #[test]
 fn redrive_allow_policy() {
     let mut h = Sqs::new();
-    let deny = h.create("deny", json!({"RedriveAllowPolicy": json!({"redrivePermission": "denyAll"}).to_string()}));
+    let deny = h.create(
+        "deny",
+        json!({"RedriveAllowPolicy": json!({"redrivePermission": "denyAll"}).to_string()}),
+    );
     let by = h.create(
         "by",
         json!({"RedriveAllowPolicy": json!({"redrivePermission": "byQueue", "sourceQueueArns": [Sqs::arn("allowed")]}).to_string()}),
@@ -167,8 +225,16 @@ fn redrive_allow_policy() {
     let allowed = h.create("allowed", json!({}));
     let other = h.create("other", json!({}));
     let _ = (deny, by);
-    h.err_unchanged(&other, "SetQueueAttributes", json!({"QueueUrl": other, "Attributes": {"RedrivePolicy": redrive("deny", 2)}}));
-    h.err_unchanged(&other, "SetQueueAttributes", json!({"QueueUrl": other, "Attributes": {"RedrivePolicy": redrive("by", 2)}}));
+    h.err_unchanged(
+        &other,
+        "SetQueueAttributes",
+        json!({"QueueUrl": other, "Attributes": {"RedrivePolicy": redrive("deny", 2)}}),
+    );
+    h.err_unchanged(
+        &other,
+        "SetQueueAttributes",
+        json!({"QueueUrl": other, "Attributes": {"RedrivePolicy": redrive("by", 2)}}),
+    );
     h.set_attrs(&allowed, json!({"RedrivePolicy": redrive("by", 2)}));
     // Shape rules: sourceQueueArns only with byQueue, at most 10.
     let eleven: Vec<String> = (0..11).map(|i| Sqs::arn(&format!("s{i}"))).collect();
@@ -177,7 +243,11 @@ fn redrive_allow_policy() {
         json!({"redrivePermission": "allowAll", "sourceQueueArns": [Sqs::arn("allowed")]}),
         json!({"redrivePermission": "sometimes"}),
     ] {
-        let e = h.err_unchanged(&other, "SetQueueAttributes", json!({"QueueUrl": other, "Attributes": {"RedriveAllowPolicy": bad.to_string()}}));
+        let e = h.err_unchanged(
+            &other,
+            "SetQueueAttributes",
+            json!({"QueueUrl": other, "Attributes": {"RedriveAllowPolicy": bad.to_string()}}),
+        );
         assert_eq!(e.shape(), "InvalidParameterValueException", "{bad}");
     }
 }
@@ -187,18 +257,31 @@ fn list_dead_letter_source_queues() {
     let mut h = Sqs::new();
     let dlq = h.create("dlq", json!({}));
     let r = h.ok("ListDeadLetterSourceQueues", json!({"QueueUrl": dlq}));
-    assert_eq!(r["queueUrls"], json!([]), "required member, lower-case: {r}");
+    assert_eq!(
+        r["queueUrls"],
+        json!([]),
+        "required member, lower-case: {r}"
+    );
     for n in ["s3", "s1", "s2"] {
         h.create(n, json!({"RedrivePolicy": redrive("dlq", 3)}));
     }
     h.create("unrelated", json!({}));
     let r = h.ok("ListDeadLetterSourceQueues", json!({"QueueUrl": dlq}));
-    assert_eq!(r["queueUrls"], json!([Sqs::url("s1"), Sqs::url("s2"), Sqs::url("s3")]));
+    assert_eq!(
+        r["queueUrls"],
+        json!([Sqs::url("s1"), Sqs::url("s2"), Sqs::url("s3")])
+    );
     assert!(r.get("NextToken").is_none());
-    let r = h.ok("ListDeadLetterSourceQueues", json!({"QueueUrl": dlq, "MaxResults": 2}));
+    let r = h.ok(
+        "ListDeadLetterSourceQueues",
+        json!({"QueueUrl": dlq, "MaxResults": 2}),
+    );
     assert_eq!(r["queueUrls"].as_array().unwrap().len(), 2);
     let tok = r["NextToken"].as_str().expect("more remain").to_string();
-    let r = h.ok("ListDeadLetterSourceQueues", json!({"QueueUrl": dlq, "MaxResults": 2, "NextToken": tok}));
+    let r = h.ok(
+        "ListDeadLetterSourceQueues",
+        json!({"QueueUrl": dlq, "MaxResults": 2, "NextToken": tok}),
+    );
     assert_eq!(r["queueUrls"].as_array().unwrap().len(), 1);
     assert!(r.get("NextToken").is_none());
 }
@@ -224,30 +307,70 @@ fn tasks(h: &mut Sqs, source: &str, max: Option<u32>) -> Vec<Value> {
     if let Some(m) = max {
         p["MaxResults"] = json!(m);
     }
-    h.ok("ListMessageMoveTasks", p)["Results"].as_array().cloned().unwrap_or_default()
+    h.ok("ListMessageMoveTasks", p)["Results"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
 }
 
 #[test]
 fn move_task_errors() {
     let (mut h, src, _dlq) = filled_dlq(2);
-    let e = h.err("StartMessageMoveTask", json!({"SourceArn": Sqs::arn("src")}));
-    assert_err(&e, "InvalidParameterValueException", "Source queue must be configured as a Dead Letter Queue.");
-    let e = h.err("StartMessageMoveTask", json!({"SourceArn": Sqs::arn("ghost")}));
-    assert_err(&e, "ResourceNotFoundException", "The resource that you specified for the SourceArn parameter doesn't exist.");
+    let e = h.err(
+        "StartMessageMoveTask",
+        json!({"SourceArn": Sqs::arn("src")}),
+    );
+    assert_err(
+        &e,
+        "InvalidParameterValueException",
+        "Source queue must be configured as a Dead Letter Queue.",
+    );
+    let e = h.err(
+        "StartMessageMoveTask",
+        json!({"SourceArn": Sqs::arn("ghost")}),
+    );
+    assert_err(
+        &e,
+        "ResourceNotFoundException",
+        "The resource that you specified for the SourceArn parameter doesn't exist.",
+    );
     assert_eq!(e.http_status(), 404);
-    let e = h.err("StartMessageMoveTask", json!({"SourceArn": Sqs::arn("dlq"), "DestinationArn": Sqs::arn("ghost")}));
-    assert_err(&e, "ResourceNotFoundException", "The resource that you specified for the DestinationArn parameter doesn't exist.");
-    let e = h.err("StartMessageMoveTask", json!({"SourceArn": Sqs::arn("dlq"), "MaxNumberOfMessagesPerSecond": 501}));
+    let e = h.err(
+        "StartMessageMoveTask",
+        json!({"SourceArn": Sqs::arn("dlq"), "DestinationArn": Sqs::arn("ghost")}),
+    );
+    assert_err(
+        &e,
+        "ResourceNotFoundException",
+        "The resource that you specified for the DestinationArn parameter doesn't exist.",
+    );
+    let e = h.err(
+        "StartMessageMoveTask",
+        json!({"SourceArn": Sqs::arn("dlq"), "MaxNumberOfMessagesPerSecond": 501}),
+    );
     assert_eq!(e.shape(), "InvalidParameterValueException");
-    h.ok("StartMessageMoveTask", json!({"SourceArn": Sqs::arn("dlq"), "MaxNumberOfMessagesPerSecond": 1}));
-    let e = h.err("StartMessageMoveTask", json!({"SourceArn": Sqs::arn("dlq")}));
+    h.ok(
+        "StartMessageMoveTask",
+        json!({"SourceArn": Sqs::arn("dlq"), "MaxNumberOfMessagesPerSecond": 1}),
+    );
+    let e = h.err(
+        "StartMessageMoveTask",
+        json!({"SourceArn": Sqs::arn("dlq")}),
+    );
     assert_err(
         &e,
         "InvalidParameterValueException",
         "There is already a task running. Only one active task is allowed for a source queue arn at a given time.",
     );
-    let e = h.err("CancelMessageMoveTask", json!({"TaskHandle": "not a handle"}));
-    assert_err(&e, "InvalidParameterValueException", "Value for parameter TaskHandle is invalid.");
+    let e = h.err(
+        "CancelMessageMoveTask",
+        json!({"TaskHandle": "not a handle"}),
+    );
+    assert_err(
+        &e,
+        "InvalidParameterValueException",
+        "Value for parameter TaskHandle is invalid.",
+    );
     let _ = src;
 }
 
@@ -271,11 +394,17 @@ fn move_task_moves_at_the_given_rate_driven_by_the_clock() {
     assert_eq!(t[0]["ApproximateNumberOfMessagesToMove"], 6);
     assert_eq!(t[0]["StartedTimestamp"], started);
     let deadline = h.svc.next_deadline().expect("a move step is due");
-    assert!(deadline <= started + 1000, "next step within a second at 2/s: {deadline}");
+    assert!(
+        deadline <= started + 1000,
+        "next step within a second at 2/s: {deadline}"
+    );
     // Nothing moves without the clock advancing past a step... and the rate holds.
     h.advance_secs(1);
     let moved_1s = h.counts(&dest).0;
-    assert!((1..=4).contains(&moved_1s), "~2 after 1 s at 2/s, got {moved_1s}");
+    assert!(
+        (1..=4).contains(&moved_1s),
+        "~2 after 1 s at 2/s, got {moved_1s}"
+    );
     for _ in 0..10 {
         h.advance(500);
     }
@@ -283,11 +412,18 @@ fn move_task_moves_at_the_given_rate_driven_by_the_clock() {
     assert_eq!(h.counts(&dlq), (0, 0, 0));
     let t = tasks(&mut h, &Sqs::arn("dlq"), None);
     assert_eq!(t[0]["Status"], "COMPLETED");
-    assert!(t[0].get("TaskHandle").is_none(), "handle only while running");
+    assert!(
+        t[0].get("TaskHandle").is_none(),
+        "handle only while running"
+    );
     assert_eq!(t[0]["ApproximateNumberOfMessagesMoved"], 6);
     assert_eq!(t[0]["ApproximateNumberOfMessagesToMove"], 6);
     let ev = h.events();
-    assert_eq!(ev.iter().filter(|e| e["type"] == "moved-by-task").count(), 6, "{ev:?}");
+    assert_eq!(
+        ev.iter().filter(|e| e["type"] == "moved-by-task").count(),
+        6,
+        "{ev:?}"
+    );
     // Redriven messages are new: new id, count restarts, new SentTimestamp.
     let m = h.receive(&dest, 1).remove(0);
     assert_eq!(receive_count(&m), 1);
@@ -300,8 +436,14 @@ fn move_task_moves_at_the_given_rate_driven_by_the_clock() {
 fn move_task_without_destination_returns_messages_to_their_sources() {
     let mut h = Sqs::new();
     let dlq = h.create("dlq", json!({}));
-    let a = h.create("a", json!({"VisibilityTimeout": "1", "RedrivePolicy": redrive("dlq", 1)}));
-    let b = h.create("b", json!({"VisibilityTimeout": "1", "RedrivePolicy": redrive("dlq", 1)}));
+    let a = h.create(
+        "a",
+        json!({"VisibilityTimeout": "1", "RedrivePolicy": redrive("dlq", 1)}),
+    );
+    let b = h.create(
+        "b",
+        json!({"VisibilityTimeout": "1", "RedrivePolicy": redrive("dlq", 1)}),
+    );
     h.send(&a, "from-a");
     h.send(&b, "from-b");
     h.receive(&a, 1);
@@ -310,7 +452,10 @@ fn move_task_without_destination_returns_messages_to_their_sources() {
     h.receive(&a, 1);
     h.receive(&b, 1);
     assert_eq!(h.counts(&dlq), (2, 0, 0));
-    let r = h.ok("StartMessageMoveTask", json!({"SourceArn": Sqs::arn("dlq")}));
+    let r = h.ok(
+        "StartMessageMoveTask",
+        json!({"SourceArn": Sqs::arn("dlq")}),
+    );
     assert!(r["TaskHandle"].is_string());
     let t = tasks(&mut h, &Sqs::arn("dlq"), None);
     assert!(t[0].get("DestinationArn").is_none());
@@ -320,7 +465,10 @@ fn move_task_without_destination_returns_messages_to_their_sources() {
     }
     assert_eq!(bodies(&h.receive(&a, 10)), vec!["from-a"]);
     assert_eq!(bodies(&h.receive(&b, 10)), vec!["from-b"]);
-    assert_eq!(tasks(&mut h, &Sqs::arn("dlq"), None)[0]["Status"], "COMPLETED");
+    assert_eq!(
+        tasks(&mut h, &Sqs::arn("dlq"), None)[0]["Status"],
+        "COMPLETED"
+    );
 }
 
 #[test]
@@ -328,7 +476,10 @@ fn list_move_tasks_newest_first_default_one_max_ten() {
     let (mut h, _src, _dlq) = filled_dlq(1);
     h.create("dest", json!({}));
     for i in 0..3 {
-        h.ok("StartMessageMoveTask", json!({"SourceArn": Sqs::arn("dlq"), "DestinationArn": Sqs::arn("dest")}));
+        h.ok(
+            "StartMessageMoveTask",
+            json!({"SourceArn": Sqs::arn("dlq"), "DestinationArn": Sqs::arn("dest")}),
+        );
         for _ in 0..60 {
             h.advance_secs(1);
         }
@@ -338,9 +489,15 @@ fn list_move_tasks_newest_first_default_one_max_ten() {
     }
     let t = tasks(&mut h, &Sqs::arn("dlq"), Some(10));
     assert_eq!(t.len(), 3);
-    let ts: Vec<u64> = t.iter().map(|x| x["StartedTimestamp"].as_u64().unwrap()).collect();
+    let ts: Vec<u64> = t
+        .iter()
+        .map(|x| x["StartedTimestamp"].as_u64().unwrap())
+        .collect();
     assert!(ts[0] > ts[1] && ts[1] > ts[2], "newest first: {ts:?}");
-    let e = h.err("ListMessageMoveTasks", json!({"SourceArn": Sqs::arn("dlq"), "MaxResults": 11}));
+    let e = h.err(
+        "ListMessageMoveTasks",
+        json!({"SourceArn": Sqs::arn("dlq"), "MaxResults": 11}),
+    );
     assert_eq!(e.shape(), "InvalidParameterValueException");
 }
 
@@ -382,7 +539,11 @@ fn cancel_with_handle_whose_source_is_gone_is_404() {
     let th = r["TaskHandle"].as_str().unwrap().to_string();
     h.ok("DeleteQueue", json!({"QueueUrl": dlq}));
     let e = h.err("CancelMessageMoveTask", json!({"TaskHandle": th}));
-    assert_err(&e, "ResourceNotFoundException", "The resource that you specified for the SourceArn parameter doesn't exist.");
+    assert_err(
+        &e,
+        "ResourceNotFoundException",
+        "The resource that you specified for the SourceArn parameter doesn't exist.",
+    );
 }
 
 #[test]
@@ -400,5 +561,8 @@ fn task_fails_when_the_destination_is_deleted() {
     }
     let t = tasks(&mut h, &Sqs::arn("dlq"), None);
     assert_eq!(t[0]["Status"], "FAILED");
-    assert_eq!(t[0]["FailureReason"], "AWS.SimpleQueueService.NonExistentQueue");
+    assert_eq!(
+        t[0]["FailureReason"],
+        "AWS.SimpleQueueService.NonExistentQueue"
+    );
 }

@@ -20,9 +20,21 @@ fn seq(v: &Value) -> u128 {
 #[test]
 fn fifo_send_validation() {
     let (mut h, url) = fifo(json!({}));
-    let e = h.err_unchanged(&url, "SendMessage", json!({"QueueUrl": url, "MessageBody": "x", "MessageDeduplicationId": "d"}));
-    assert_err(&e, "MissingRequiredParameterException", "The request must contain the parameter MessageGroupId.");
-    let e = h.err_unchanged(&url, "SendMessage", json!({"QueueUrl": url, "MessageBody": "x", "MessageGroupId": "g"}));
+    let e = h.err_unchanged(
+        &url,
+        "SendMessage",
+        json!({"QueueUrl": url, "MessageBody": "x", "MessageDeduplicationId": "d"}),
+    );
+    assert_err(
+        &e,
+        "MissingRequiredParameterException",
+        "The request must contain the parameter MessageGroupId.",
+    );
+    let e = h.err_unchanged(
+        &url,
+        "SendMessage",
+        json!({"QueueUrl": url, "MessageBody": "x", "MessageGroupId": "g"}),
+    );
     assert_err(
         &e,
         "InvalidParameterValueException",
@@ -38,7 +50,12 @@ fn fifo_send_validation() {
         "InvalidParameterValueException",
         "Value 2 for parameter DelaySeconds is invalid. Reason: The request include parameter that is not valid for this queue type.",
     );
-    for (param, bad) in [("MessageGroupId", ""), ("MessageGroupId", "a b"), ("MessageDeduplicationId", ""), ("MessageDeduplicationId", &"d".repeat(129))] {
+    for (param, bad) in [
+        ("MessageGroupId", ""),
+        ("MessageGroupId", "a b"),
+        ("MessageDeduplicationId", ""),
+        ("MessageDeduplicationId", &"d".repeat(129)),
+    ] {
         let mut p = json!({"QueueUrl": url, "MessageBody": "x", "MessageGroupId": "g", "MessageDeduplicationId": "d"});
         p[param] = json!(bad);
         let e = h.err_unchanged(&url, "SendMessage", p);
@@ -49,7 +66,11 @@ fn fifo_send_validation() {
         );
     }
     // DelaySeconds 0 is accepted.
-    h.send_with(&url, "x", json!({"MessageGroupId": "g", "MessageDeduplicationId": "d", "DelaySeconds": 0}));
+    h.send_with(
+        &url,
+        "x",
+        json!({"MessageGroupId": "g", "MessageDeduplicationId": "d", "DelaySeconds": 0}),
+    );
     assert_eq!(h.counts(&url), (1, 0, 0));
 }
 
@@ -64,7 +85,11 @@ fn fifo_batch_missing_group_or_dedup_fails_the_whole_request() {
             {"Id": "b", "MessageBody": "y", "MessageDeduplicationId": "2"}]}),
     );
     // Note: InvalidParameterValue here, not MissingParameter (§4.9).
-    assert_err(&e, "InvalidParameterValueException", "The request must contain the parameter MessageGroupId.");
+    assert_err(
+        &e,
+        "InvalidParameterValueException",
+        "The request must contain the parameter MessageGroupId.",
+    );
     let e = h.err_unchanged(
         &url,
         "SendMessageBatch",
@@ -86,11 +111,19 @@ fn sequence_numbers_are_strictly_increasing_decimal_strings() {
     let mut last = 0u128;
     let mut by_id = std::collections::BTreeMap::new();
     for i in 0..5 {
-        let r = h.send_fifo(&url, if i % 2 == 0 { "a" } else { "b" }, &format!("d{i}"), &format!("m{i}"));
+        let r = h.send_fifo(
+            &url,
+            if i % 2 == 0 { "a" } else { "b" },
+            &format!("d{i}"),
+            &format!("m{i}"),
+        );
         let s = seq(&r["SequenceNumber"]);
         assert!(s > last, "{s} after {last}");
         last = s;
-        by_id.insert(r["MessageId"].as_str().unwrap().to_string(), r["SequenceNumber"].clone());
+        by_id.insert(
+            r["MessageId"].as_str().unwrap().to_string(),
+            r["SequenceNumber"].clone(),
+        );
     }
     let r = h.ok(
         "SendMessageBatch",
@@ -100,9 +133,15 @@ fn sequence_numbers_are_strictly_increasing_decimal_strings() {
     );
     let ok = r["Successful"].as_array().unwrap();
     let (sx, sy) = (seq(&ok[0]["SequenceNumber"]), seq(&ok[1]["SequenceNumber"]));
-    assert!(last < sx && sx < sy, "batch entries enqueued in request order");
+    assert!(
+        last < sx && sx < sy,
+        "batch entries enqueued in request order"
+    );
     // Received messages carry the same number, also on a second receive.
-    let got = h.receive_with(&url, json!({"MaxNumberOfMessages": 10, "VisibilityTimeout": 0}));
+    let got = h.receive_with(
+        &url,
+        json!({"MaxNumberOfMessages": 10, "VisibilityTimeout": 0}),
+    );
     for m in &got {
         if let Some(s) = by_id.get(m["MessageId"].as_str().unwrap()) {
             assert_eq!(&m["Attributes"]["SequenceNumber"], s);
@@ -111,7 +150,10 @@ fn sequence_numbers_are_strictly_increasing_decimal_strings() {
     let again = h.receive_with(&url, json!({"MaxNumberOfMessages": 10}));
     assert_eq!(got.len(), again.len());
     for (a, b) in got.iter().zip(&again) {
-        assert_eq!(a["Attributes"]["SequenceNumber"], b["Attributes"]["SequenceNumber"]);
+        assert_eq!(
+            a["Attributes"]["SequenceNumber"],
+            b["Attributes"]["SequenceNumber"]
+        );
         assert_eq!(receive_count(b), 2);
         assert_ne!(handle(a), handle(b));
     }
@@ -127,7 +169,15 @@ fn fifo_receive_attributes() {
     keys.sort();
     assert_eq!(
         keys,
-        vec!["ApproximateFirstReceiveTimestamp", "ApproximateReceiveCount", "MessageDeduplicationId", "MessageGroupId", "SenderId", "SentTimestamp", "SequenceNumber"]
+        vec![
+            "ApproximateFirstReceiveTimestamp",
+            "ApproximateReceiveCount",
+            "MessageDeduplicationId",
+            "MessageGroupId",
+            "SenderId",
+            "SentTimestamp",
+            "SequenceNumber"
+        ]
     );
     assert_eq!(a["MessageDeduplicationId"], "dedup-1");
     assert_eq!(a["MessageGroupId"], "group-1");
@@ -136,10 +186,21 @@ fn fifo_receive_attributes() {
 #[test]
 fn a_receive_takes_as_much_of_one_group_as_possible() {
     let (mut h, url) = fifo(json!({}));
-    for (i, (g, b)) in [("g1", "g1-m1"), ("g2", "g2-m1"), ("g1", "g1-m2"), ("g1", "g1-m3")].iter().enumerate() {
+    for (i, (g, b)) in [
+        ("g1", "g1-m1"),
+        ("g2", "g2-m1"),
+        ("g1", "g1-m2"),
+        ("g1", "g1-m3"),
+    ]
+    .iter()
+    .enumerate()
+    {
         h.send_fifo(&url, g, &format!("d{i}"), b);
     }
-    assert_eq!(bodies(&h.receive(&url, 10)), vec!["g1-m1", "g1-m2", "g1-m3", "g2-m1"]);
+    assert_eq!(
+        bodies(&h.receive(&url, 10)),
+        vec!["g1-m1", "g1-m2", "g1-m3", "g2-m1"]
+    );
 }
 
 #[test]
@@ -175,7 +236,13 @@ fn a_group_is_locked_while_any_of_its_messages_is_in_flight() {
     h.send_fifo(&url, "g1", "5", "g1-m4");
     assert!(h.receive(&url, 10).is_empty());
     let p = h.peek(&url);
-    let g1 = p["groups"].as_array().unwrap().iter().find(|g| g["groupId"] == "g1").unwrap().clone();
+    let g1 = p["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["groupId"] == "g1")
+        .unwrap()
+        .clone();
     assert_eq!(g1["locked"], true);
     // Deleting one of two in-flight messages keeps it locked; deleting both unlocks at once.
     h.delete(&url, &handle(&first[0]));
@@ -192,7 +259,8 @@ fn partial_visibility_case(extended: usize) -> Vec<String> {
     }
     let got = h.receive(&url, 10);
     assert_eq!(bodies(&got), vec!["foo", "bar", "baz"]);
-    h.change_visibility(&url, &handle(&got[extended]), 100).unwrap();
+    h.change_visibility(&url, &handle(&got[extended]), 100)
+        .unwrap();
     h.advance_secs(5);
     bodies(&h.receive(&url, 10))
 }
@@ -222,7 +290,10 @@ fn messages_come_back_in_order_after_timeout() {
     }
     assert_eq!(h.receive(&url, 10).len(), 4);
     h.advance_secs(2);
-    assert_eq!(bodies(&h.receive(&url, 10)), vec!["g1-m0", "g1-m1", "g1-m2", "g1-m3"]);
+    assert_eq!(
+        bodies(&h.receive(&url, 10)),
+        vec!["g1-m0", "g1-m1", "g1-m2", "g1-m3"]
+    );
 }
 
 #[test]
@@ -230,8 +301,14 @@ fn zero_visibility_receive_leaves_the_group_unlocked() {
     let (mut h, url) = fifo(json!({}));
     h.send_fifo(&url, "g", "1", "m1");
     h.send_fifo(&url, "g", "2", "m2");
-    assert_eq!(bodies(&h.receive_with(&url, json!({"VisibilityTimeout": 0}))), vec!["m1"]);
-    assert_eq!(bodies(&h.receive_with(&url, json!({"MaxNumberOfMessages": 2}))), vec!["m1", "m2"]);
+    assert_eq!(
+        bodies(&h.receive_with(&url, json!({"VisibilityTimeout": 0}))),
+        vec!["m1"]
+    );
+    assert_eq!(
+        bodies(&h.receive_with(&url, json!({"MaxNumberOfMessages": 2}))),
+        vec!["m1", "m2"]
+    );
 }
 
 #[test]
@@ -279,15 +356,29 @@ fn content_based_dedup_uses_sha256_of_the_body_only() {
     // Same body, different attributes: duplicate.
     h.send_with(&url, "body", json!({"MessageGroupId": "g", "MessageAttributes": {"a": {"DataType": "String", "StringValue": "v"}}}));
     // Explicit id overrides the content hash.
-    h.send_with(&url, "body", json!({"MessageGroupId": "g", "MessageDeduplicationId": "explicit"}));
+    h.send_with(
+        &url,
+        "body",
+        json!({"MessageGroupId": "g", "MessageDeduplicationId": "explicit"}),
+    );
     // A content hash equal to an earlier explicit id is a duplicate.
     let other = "other-body";
-    h.send_with(&url, "x", json!({"MessageGroupId": "g", "MessageDeduplicationId": sha256_hex(other.as_bytes())}));
+    h.send_with(
+        &url,
+        "x",
+        json!({"MessageGroupId": "g", "MessageDeduplicationId": sha256_hex(other.as_bytes())}),
+    );
     h.send_with(&url, other, json!({"MessageGroupId": "g"}));
     let got = h.receive(&url, 10);
     assert_eq!(bodies(&got), vec!["body", "body", "x"]);
-    assert_eq!(sys_attr(&got[0], "MessageDeduplicationId").unwrap(), sha256_hex(b"body"));
-    assert_eq!(sys_attr(&got[1], "MessageDeduplicationId").unwrap(), "explicit");
+    assert_eq!(
+        sys_attr(&got[0], "MessageDeduplicationId").unwrap(),
+        sha256_hex(b"body")
+    );
+    assert_eq!(
+        sys_attr(&got[1], "MessageDeduplicationId").unwrap(),
+        "explicit"
+    );
 }
 
 #[test]
@@ -308,14 +399,23 @@ fn queue_scope_dedups_across_groups_message_group_scope_does_not() {
 fn dedup_scope_behaviour_is_fixed_at_creation() {
     let mut h = Sqs::new();
     let q = h.create_fifo("q.fifo", json!({}));
-    h.set_attrs(&q, json!({"DeduplicationScope": "messageGroup", "FifoThroughputLimit": "perMessageGroupId"}));
+    h.set_attrs(
+        &q,
+        json!({"DeduplicationScope": "messageGroup", "FifoThroughputLimit": "perMessageGroupId"}),
+    );
     assert_eq!(h.attr(&q, "DeduplicationScope").unwrap(), "messageGroup");
     h.send_fifo(&q, "g1", "d", "a");
     h.send_fifo(&q, "g2", "d", "b");
     assert_eq!(h.counts(&q), (1, 0, 0), "still queue-scoped");
 
-    let m = h.create_fifo("m.fifo", json!({"DeduplicationScope": "messageGroup", "FifoThroughputLimit": "perMessageGroupId"}));
-    h.set_attrs(&m, json!({"FifoThroughputLimit": "perQueue", "DeduplicationScope": "queue"}));
+    let m = h.create_fifo(
+        "m.fifo",
+        json!({"DeduplicationScope": "messageGroup", "FifoThroughputLimit": "perMessageGroupId"}),
+    );
+    h.set_attrs(
+        &m,
+        json!({"FifoThroughputLimit": "perQueue", "DeduplicationScope": "queue"}),
+    );
     assert_eq!(h.attr(&m, "DeduplicationScope").unwrap(), "queue");
     h.send_fifo(&m, "g1", "d", "a");
     h.send_fifo(&m, "g2", "d", "b");
@@ -325,9 +425,20 @@ fn dedup_scope_behaviour_is_fixed_at_creation() {
 #[test]
 fn throughput_and_scope_validation() {
     let mut h = Sqs::new();
-    for (name, bad) in [("DeduplicationScope", "bogus"), ("FifoThroughputLimit", "perGroup"), ("ContentBasedDeduplication", "yes")] {
-        let e = h.err("CreateQueue", json!({"QueueName": "v.fifo", "Attributes": {"FifoQueue": "true", name: bad}}));
-        assert_err(&e, "InvalidAttributeValue", &format!("Invalid value for the parameter {name}."));
+    for (name, bad) in [
+        ("DeduplicationScope", "bogus"),
+        ("FifoThroughputLimit", "perGroup"),
+        ("ContentBasedDeduplication", "yes"),
+    ] {
+        let e = h.err(
+            "CreateQueue",
+            json!({"QueueName": "v.fifo", "Attributes": {"FifoQueue": "true", name: bad}}),
+        );
+        assert_err(
+            &e,
+            "InvalidAttributeValue",
+            &format!("Invalid value for the parameter {name}."),
+        );
     }
     // perMessageGroupId needs DeduplicationScope=messageGroup (§3.1, [MODEL]); the AWS text is not
     // recorded, so only "refused and nothing created" is asserted.
@@ -338,14 +449,21 @@ fn throughput_and_scope_validation() {
     assert!(r.is_err(), "{r:?}");
     let r = h.ok("ListQueues", json!({}));
     assert!(r.get("QueueUrls").is_none(), "{r}");
-    h.create_fifo("v.fifo", json!({"FifoThroughputLimit": "perMessageGroupId", "DeduplicationScope": "messageGroup"}));
+    h.create_fifo(
+        "v.fifo",
+        json!({"FifoThroughputLimit": "perMessageGroupId", "DeduplicationScope": "messageGroup"}),
+    );
 }
 
 #[test]
 fn fifo_queue_delay_applies_and_is_retroactive() {
     let (mut h, url) = fifo(json!({"DelaySeconds": "2"}));
     // Explicit DelaySeconds=0 still gets the queue delay.
-    h.send_with(&url, "x", json!({"MessageGroupId": "g", "MessageDeduplicationId": "1", "DelaySeconds": 0}));
+    h.send_with(
+        &url,
+        "x",
+        json!({"MessageGroupId": "g", "MessageDeduplicationId": "1", "DelaySeconds": 0}),
+    );
     assert_eq!(h.counts(&url), (0, 0, 1));
     h.advance(1_999);
     assert!(h.receive(&url, 1).is_empty());
@@ -356,12 +474,19 @@ fn fifo_queue_delay_applies_and_is_retroactive() {
     h.send_fifo(&url, "g", "1", "x");
     h.advance_secs(5);
     h.set_attrs(&url, json!({"DelaySeconds": "0"}));
-    assert_eq!(h.receive(&url, 1).len(), 1, "shortened delay applies to queued messages");
+    assert_eq!(
+        h.receive(&url, 1).len(),
+        1,
+        "shortened delay applies to queued messages"
+    );
 
     let (mut h, url) = fifo(json!({}));
     h.send_fifo(&url, "g", "1", "x");
     h.set_attrs(&url, json!({"DelaySeconds": "30"}));
-    assert!(h.receive(&url, 1).is_empty(), "lengthened delay applies to queued messages");
+    assert!(
+        h.receive(&url, 1).is_empty(),
+        "lengthened delay applies to queued messages"
+    );
     h.advance_secs(30);
     assert_eq!(h.receive(&url, 1).len(), 1);
 }
@@ -383,12 +508,21 @@ fn receive_request_attempt_id_returns_the_same_messages_and_handles() {
     h.send_fifo(&url, "g", "1", "m1");
     h.send_fifo(&url, "g", "2", "m2");
     h.send_fifo(&url, "h", "3", "n1");
-    let a = h.receive_with(&url, json!({"MaxNumberOfMessages": 2, "ReceiveRequestAttemptId": "try-1"}));
+    let a = h.receive_with(
+        &url,
+        json!({"MaxNumberOfMessages": 2, "ReceiveRequestAttemptId": "try-1"}),
+    );
     assert_eq!(bodies(&a), vec!["m1", "m2"]);
     h.advance_secs(20);
-    let b = h.receive_with(&url, json!({"MaxNumberOfMessages": 2, "ReceiveRequestAttemptId": "try-1"}));
+    let b = h.receive_with(
+        &url,
+        json!({"MaxNumberOfMessages": 2, "ReceiveRequestAttemptId": "try-1"}),
+    );
     assert_eq!(bodies(&b), bodies(&a));
-    assert_eq!(b.iter().map(handle).collect::<Vec<_>>(), a.iter().map(handle).collect::<Vec<_>>());
+    assert_eq!(
+        b.iter().map(handle).collect::<Vec<_>>(),
+        a.iter().map(handle).collect::<Vec<_>>()
+    );
     // The retry reset the visibility timeout (30 s from the retry).
     h.advance_secs(29);
     assert_eq!(bodies(&h.receive(&url, 10)), vec!["n1"]);
@@ -401,7 +535,10 @@ fn receive_request_attempt_id_is_not_retryable_after_a_delete() {
     let (mut h, url) = fifo(json!({}));
     h.send_fifo(&url, "g", "1", "m1");
     h.send_fifo(&url, "g", "2", "m2");
-    let a = h.receive_with(&url, json!({"MaxNumberOfMessages": 2, "ReceiveRequestAttemptId": "try-1"}));
+    let a = h.receive_with(
+        &url,
+        json!({"MaxNumberOfMessages": 2, "ReceiveRequestAttemptId": "try-1"}),
+    );
     h.delete(&url, &handle(&a[0]));
     let e = h.err_unchanged(
         &url,
@@ -420,11 +557,17 @@ fn receive_request_attempt_id_expires_after_five_minutes() {
     let (mut h, url) = fifo(json!({"VisibilityTimeout": "600"}));
     h.send_fifo(&url, "g", "1", "m1");
     h.send_fifo(&url, "h", "2", "n1");
-    let a = h.receive_with(&url, json!({"MaxNumberOfMessages": 1, "ReceiveRequestAttemptId": "t"}));
+    let a = h.receive_with(
+        &url,
+        json!({"MaxNumberOfMessages": 1, "ReceiveRequestAttemptId": "t"}),
+    );
     assert_eq!(bodies(&a), vec!["m1"]);
     h.advance_secs(301);
     // A fresh receive: m1 is still in flight, so n1 comes back.
-    let b = h.receive_with(&url, json!({"MaxNumberOfMessages": 1, "ReceiveRequestAttemptId": "t"}));
+    let b = h.receive_with(
+        &url,
+        json!({"MaxNumberOfMessages": 1, "ReceiveRequestAttemptId": "t"}),
+    );
     assert_eq!(bodies(&b), vec!["n1"]);
 }
 
@@ -450,7 +593,11 @@ fn fair_queue_group_ids_do_not_lock_or_dedup() {
         let _ = i;
     }
     let got = h.receive(&url, 10);
-    assert_eq!(got.len(), 5, "no dedup, no group locking on standard queues");
+    assert_eq!(
+        got.len(),
+        5,
+        "no dedup, no group locking on standard queues"
+    );
 }
 
 #[test]

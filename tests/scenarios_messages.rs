@@ -62,7 +62,10 @@ fn max_number_of_messages_defaults_to_one() {
     }
     let r = h.ok("ReceiveMessage", json!({"QueueUrl": url}));
     assert_eq!(messages(&r).len(), 1);
-    let r = h.ok("ReceiveMessage", json!({"QueueUrl": url, "MaxNumberOfMessages": 10}));
+    let r = h.ok(
+        "ReceiveMessage",
+        json!({"QueueUrl": url, "MaxNumberOfMessages": 10}),
+    );
     assert_eq!(messages(&r).len(), 2);
 }
 
@@ -84,7 +87,11 @@ fn receive_parameter_validation() {
         );
     }
     for w in [21, -1] {
-        let e = h.err_unchanged(&url, "ReceiveMessage", json!({"QueueUrl": url, "WaitTimeSeconds": w}));
+        let e = h.err_unchanged(
+            &url,
+            "ReceiveMessage",
+            json!({"QueueUrl": url, "WaitTimeSeconds": w}),
+        );
         assert_err(
             &e,
             "InvalidParameterValueException",
@@ -99,7 +106,10 @@ fn md5_of_message_attributes_matches_aws_vectors() {
     let mut h = Sqs::new();
     let url = h.create("q", json!({}));
     let cases: Vec<(Value, &str)> = vec![
-        (json!({"MyAttribute": s("foobar")}), "adb59cd4678ea5a855436b949cd07ab6"),
+        (
+            json!({"MyAttribute": s("foobar")}),
+            "adb59cd4678ea5a855436b949cd07ab6",
+        ),
         (
             json!({"timestamp": {"DataType": "Number", "StringValue": "1493147359900"}}),
             "235c5c510d26fb653d073faed50ae77c",
@@ -122,8 +132,14 @@ fn md5_of_message_attributes_matches_aws_vectors() {
         let r = h.send_with(&url, "body", json!({"MessageAttributes": attrs.clone()}));
         assert_eq!(r["MD5OfMessageAttributes"], md5, "send digest of {attrs}");
         let got = h.receive(&url, 1);
-        assert_eq!(got[0]["MD5OfMessageAttributes"], md5, "receive digest of {attrs}");
-        assert_eq!(got[0]["MessageAttributes"], attrs, "attributes echoed as sent");
+        assert_eq!(
+            got[0]["MD5OfMessageAttributes"], md5,
+            "receive digest of {attrs}"
+        );
+        assert_eq!(
+            got[0]["MessageAttributes"], attrs,
+            "attributes echoed as sent"
+        );
         h.delete(&url, &handle(&got[0]));
     }
 }
@@ -138,12 +154,36 @@ fn receive_digest_covers_only_the_filtered_attributes() {
         json!({"MessageAttributes": {"General": s("Kenobi"), "Hello": s("There"), "Help.Me": s("Me")}}),
     );
     let cases: Vec<(Value, Option<&str>, Vec<&str>)> = vec![
-        (json!(["All"]), Some("4c360f3fdafd970e05fae2f149d997f5"), vec!["General", "Hello", "Help.Me"]),
-        (json!([".*"]), Some("4c360f3fdafd970e05fae2f149d997f5"), vec!["General", "Hello", "Help.Me"]),
-        (json!(["*"]), Some("4c360f3fdafd970e05fae2f149d997f5"), vec!["General", "Hello", "Help.Me"]),
-        (json!(["General", "Hello"]), Some("fca026605781cb4126a1e9044df24232"), vec!["General", "Hello"]),
-        (json!(["Hello", "Nope"]), Some("a311262e065454b75da111d535b8dacd"), vec!["Hello"]),
-        (json!(["Hel.*"]), Some("83fee93c1bcd8b9a5a923ffacdc636c7"), vec!["Hello", "Help.Me"]),
+        (
+            json!(["All"]),
+            Some("4c360f3fdafd970e05fae2f149d997f5"),
+            vec!["General", "Hello", "Help.Me"],
+        ),
+        (
+            json!([".*"]),
+            Some("4c360f3fdafd970e05fae2f149d997f5"),
+            vec!["General", "Hello", "Help.Me"],
+        ),
+        (
+            json!(["*"]),
+            Some("4c360f3fdafd970e05fae2f149d997f5"),
+            vec!["General", "Hello", "Help.Me"],
+        ),
+        (
+            json!(["General", "Hello"]),
+            Some("fca026605781cb4126a1e9044df24232"),
+            vec!["General", "Hello"],
+        ),
+        (
+            json!(["Hello", "Nope"]),
+            Some("a311262e065454b75da111d535b8dacd"),
+            vec!["Hello"],
+        ),
+        (
+            json!(["Hel.*"]),
+            Some("83fee93c1bcd8b9a5a923ffacdc636c7"),
+            vec!["Hello", "Help.Me"],
+        ),
         (json!(["AWS."]), None, vec![]),
         (json!(["..foo"]), None, vec![]),
         (json!([]), None, vec![]),
@@ -178,10 +218,19 @@ fn system_attributes_have_their_own_digest_and_do_not_affect_the_attribute_diges
         "x",
         json!({"MessageAttributes": {"Foo": s("Bar")}, "MessageSystemAttributes": {"AWSTraceHeader": s(trace)}}),
     );
-    assert_eq!(r["MD5OfMessageSystemAttributes"], "5ae4d5d7636402d80f4eb6d213245a88");
-    assert_eq!(r["MD5OfMessageAttributes"], "ae7155c6026991b6d54b11589678bf9c");
+    assert_eq!(
+        r["MD5OfMessageSystemAttributes"],
+        "5ae4d5d7636402d80f4eb6d213245a88"
+    );
+    assert_eq!(
+        r["MD5OfMessageAttributes"],
+        "ae7155c6026991b6d54b11589678bf9c"
+    );
     let m = &h.receive(&url, 1)[0];
-    assert_eq!(m["MD5OfMessageAttributes"], "ae7155c6026991b6d54b11589678bf9c");
+    assert_eq!(
+        m["MD5OfMessageAttributes"],
+        "ae7155c6026991b6d54b11589678bf9c"
+    );
     assert_eq!(sys_attr(m, "AWSTraceHeader").unwrap(), trace);
     assert!(m["MessageAttributes"].get("AWSTraceHeader").is_none());
 }
@@ -213,11 +262,19 @@ fn system_attributes_on_receive() {
     keys.sort();
     assert_eq!(
         keys,
-        vec!["ApproximateFirstReceiveTimestamp", "ApproximateReceiveCount", "SenderId", "SentTimestamp"]
+        vec![
+            "ApproximateFirstReceiveTimestamp",
+            "ApproximateReceiveCount",
+            "SenderId",
+            "SentTimestamp"
+        ]
     );
     assert_eq!(a["SenderId"], "AIDAEXAMPLEUSER");
     assert_eq!(a["SentTimestamp"], T0.to_string().as_str());
-    assert_eq!(a["ApproximateFirstReceiveTimestamp"], (T0 + 1234).to_string().as_str());
+    assert_eq!(
+        a["ApproximateFirstReceiveTimestamp"],
+        (T0 + 1234).to_string().as_str()
+    );
     assert_eq!(a["ApproximateReceiveCount"], "1");
     h.advance_secs(5);
     let m2 = h.receive(&url, 1).remove(0);
@@ -251,12 +308,25 @@ fn system_attribute_filters() {
         messages(&h.ok("ReceiveMessage", params)).remove(0)
     };
     // Inapplicable names are ignored.
-    let m = recv(&mut h, json!({"MessageSystemAttributeNames": ["SenderId", "SequenceNumber"]}));
-    let keys: Vec<String> = m["Attributes"].as_object().unwrap().keys().cloned().collect();
+    let m = recv(
+        &mut h,
+        json!({"MessageSystemAttributeNames": ["SenderId", "SequenceNumber"]}),
+    );
+    let keys: Vec<String> = m["Attributes"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
     assert_eq!(keys, vec!["SenderId"]);
     // Deprecated AttributeNames works alone.
     let m = recv(&mut h, json!({"AttributeNames": ["SentTimestamp"]}));
-    let keys: Vec<String> = m["Attributes"].as_object().unwrap().keys().cloned().collect();
+    let keys: Vec<String> = m["Attributes"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
     assert_eq!(keys, vec!["SentTimestamp"]);
     // Both given: MessageSystemAttributeNames All wins.
     let m = recv(
@@ -302,16 +372,29 @@ fn empty_or_missing_body_is_missing_parameter() {
 fn size_limit_counts_utf8_bytes_and_attributes() {
     let mut h = Sqs::new();
     let url = h.create("q", json!({"MaximumMessageSize": "1024"}));
-    let too_big = "One or more parameters are invalid. Reason: Message must be shorter than 1024 bytes.";
+    let too_big =
+        "One or more parameters are invalid. Reason: Message must be shorter than 1024 bytes.";
     h.send(&url, &"a".repeat(1024));
-    let e = h.err_unchanged(&url, "SendMessage", json!({"QueueUrl": url, "MessageBody": "a".repeat(1025)}));
+    let e = h.err_unchanged(
+        &url,
+        "SendMessage",
+        json!({"QueueUrl": url, "MessageBody": "a".repeat(1025)}),
+    );
     assert_err(&e, "InvalidParameterValueException", too_big);
     // 512 two-byte characters = 1024 bytes.
     h.send(&url, &"é".repeat(512));
-    let e = h.err_unchanged(&url, "SendMessage", json!({"QueueUrl": url, "MessageBody": "é".repeat(513)}));
+    let e = h.err_unchanged(
+        &url,
+        "SendMessage",
+        json!({"QueueUrl": url, "MessageBody": "é".repeat(513)}),
+    );
     assert_err(&e, "InvalidParameterValueException", too_big);
     // Attribute name (2) + DataType (6) + value count toward the limit.
-    h.send_with(&url, &"a".repeat(1000), json!({"MessageAttributes": {"ab": s(&"v".repeat(16))}}));
+    h.send_with(
+        &url,
+        &"a".repeat(1000),
+        json!({"MessageAttributes": {"ab": s(&"v".repeat(16))}}),
+    );
     let e = h.err_unchanged(
         &url,
         "SendMessage",
@@ -331,14 +414,22 @@ fn size_limit_counts_utf8_bytes_and_attributes() {
 fn invalid_body_characters() {
     let mut h = Sqs::new();
     let url = h.create("q", json!({}));
-    let e = h.err_unchanged(&url, "SendMessage", json!({"QueueUrl": url, "MessageBody": "a\u{7}b"}));
+    let e = h.err_unchanged(
+        &url,
+        "SendMessage",
+        json!({"QueueUrl": url, "MessageBody": "a\u{7}b"}),
+    );
     assert_err(
         &e,
         "InvalidMessageContents",
         "Invalid binary character '#x7' was found in the message body, the set of allowed characters is #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF].",
     );
     for bad in ["\u{0}", "\u{1F}", "\u{FFFE}", "\u{FFFF}"] {
-        let e = h.err_unchanged(&url, "SendMessage", json!({"QueueUrl": url, "MessageBody": bad}));
+        let e = h.err_unchanged(
+            &url,
+            "SendMessage",
+            json!({"QueueUrl": url, "MessageBody": bad}),
+        );
         assert_eq!(e.shape(), "InvalidMessageContents", "{bad:?}");
     }
     let ok = "tab\there\nnl\rcr \u{D7FF}\u{E000}\u{FFFD}\u{10000}\u{10FFFF} 😀";
@@ -353,9 +444,16 @@ fn validation_order_follows_the_spec_list() {
     let mut h = Sqs::new();
     let url = h.create("q", json!({"MaximumMessageSize": "1024"}));
     let big_bad = format!("\u{7}{}", "a".repeat(1100));
-    let e = h.err("SendMessage", json!({"QueueUrl": url, "MessageBody": big_bad, "DelaySeconds": 5000}));
+    let e = h.err(
+        "SendMessage",
+        json!({"QueueUrl": url, "MessageBody": big_bad, "DelaySeconds": 5000}),
+    );
     assert_eq!(e.shape(), "InvalidParameterValueException");
-    assert!(e.message().contains("Message must be shorter than 1024 bytes"), "{e}");
+    assert!(
+        e.message()
+            .contains("Message must be shorter than 1024 bytes"),
+        "{e}"
+    );
     let e = h.err(
         "SendMessage",
         json!({"QueueUrl": url, "MessageBody": "\u{7}", "DelaySeconds": 5000, "MessageAttributes": {"a": s("")}}),
@@ -378,7 +476,11 @@ fn delay_seconds_range_on_send() {
     let mut h = Sqs::new();
     let url = h.create("q", json!({}));
     for d in [901, -1, 54524] {
-        let e = h.err_unchanged(&url, "SendMessage", json!({"QueueUrl": url, "MessageBody": "x", "DelaySeconds": d}));
+        let e = h.err_unchanged(
+            &url,
+            "SendMessage",
+            json!({"QueueUrl": url, "MessageBody": "x", "DelaySeconds": d}),
+        );
         assert_err(
             &e,
             "InvalidParameterValueException",
@@ -397,8 +499,15 @@ fn message_attribute_validation() {
     for i in 0..11 {
         eleven.insert(format!("a{i}"), s("v"));
     }
-    let e = h.err_unchanged(&url, "SendMessage", json!({"QueueUrl": url, "MessageBody": "x", "MessageAttributes": eleven}));
-    assert_eq!(e.message(), "Number of message attributes [11] exceeds the allowed maximum [10].");
+    let e = h.err_unchanged(
+        &url,
+        "SendMessage",
+        json!({"QueueUrl": url, "MessageBody": "x", "MessageAttributes": eleven}),
+    );
+    assert_eq!(
+        e.message(),
+        "Number of message attributes [11] exceeds the allowed maximum [10]."
+    );
     assert_eq!(e.shape(), "InvalidParameterValueException");
     let mut ten = serde_json::Map::new();
     for i in 0..10 {
@@ -418,7 +527,21 @@ fn message_attribute_validation() {
     );
     // Names: reserved prefixes, dots at the ends, consecutive dots, bad characters, length.
     let long = "n".repeat(257);
-    for bad in ["AWS.x", "aWs.x", "Amazon.x", "AMAZON.x", ".x", "x.", "a..b", "a!b", "a\"b", "a§b", "a(b", "a?b", long.as_str()] {
+    for bad in [
+        "AWS.x",
+        "aWs.x",
+        "Amazon.x",
+        "AMAZON.x",
+        ".x",
+        "x.",
+        "a..b",
+        "a!b",
+        "a\"b",
+        "a§b",
+        "a(b",
+        "a?b",
+        long.as_str(),
+    ] {
         let e = h.err_unchanged(
             &url,
             "SendMessage",
@@ -450,17 +573,29 @@ fn group_id_format_on_standard_queue_and_dedup_id_rejected() {
     let url = h.create("q", json!({}));
     let long = "g".repeat(129);
     for bad in ["", "a b", long.as_str()] {
-        let e = h.err_unchanged(&url, "SendMessage", json!({"QueueUrl": url, "MessageBody": "x", "MessageGroupId": bad}));
+        let e = h.err_unchanged(
+            &url,
+            "SendMessage",
+            json!({"QueueUrl": url, "MessageBody": "x", "MessageGroupId": bad}),
+        );
         assert_err(
             &e,
             "InvalidParameterValueException",
             &format!("Value {bad} for parameter MessageGroupId is invalid. Reason: MessageGroupId can only include alphanumeric and punctuation characters. 1 to 128 in length."),
         );
     }
-    h.send_with(&url, "x", json!({"MessageGroupId": "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"}));
+    h.send_with(
+        &url,
+        "x",
+        json!({"MessageGroupId": "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"}),
+    );
     h.send_with(&url, "x", json!({"MessageGroupId": "g".repeat(128)}));
     // LocalStack's text, not AWS-recorded (§4.8 item 7): only the code is asserted.
-    let e = h.err_unchanged(&url, "SendMessage", json!({"QueueUrl": url, "MessageBody": "x", "MessageDeduplicationId": "d"}));
+    let e = h.err_unchanged(
+        &url,
+        "SendMessage",
+        json!({"QueueUrl": url, "MessageBody": "x", "MessageDeduplicationId": "d"}),
+    );
     assert_eq!(e.shape(), "InvalidParameterValueException");
 }
 
@@ -468,11 +603,29 @@ fn group_id_format_on_standard_queue_and_dedup_id_rejected() {
 fn send_batch_whole_request_errors() {
     let mut h = Sqs::new();
     let url = h.create("q", json!({}));
-    let e = h.err_unchanged(&url, "SendMessageBatch", json!({"QueueUrl": url, "Entries": []}));
-    assert_err(&e, "EmptyBatchRequest", "There should be at least one SendMessageBatchRequestEntry in the request.");
-    let many: Vec<Value> = (0..20).map(|i| json!({"Id": format!("e{i}"), "MessageBody": "x"})).collect();
-    let e = h.err_unchanged(&url, "SendMessageBatch", json!({"QueueUrl": url, "Entries": many}));
-    assert_err(&e, "TooManyEntriesInBatchRequest", "Maximum number of entries per request are 10. You have sent 20.");
+    let e = h.err_unchanged(
+        &url,
+        "SendMessageBatch",
+        json!({"QueueUrl": url, "Entries": []}),
+    );
+    assert_err(
+        &e,
+        "EmptyBatchRequest",
+        "There should be at least one SendMessageBatchRequestEntry in the request.",
+    );
+    let many: Vec<Value> = (0..20)
+        .map(|i| json!({"Id": format!("e{i}"), "MessageBody": "x"}))
+        .collect();
+    let e = h.err_unchanged(
+        &url,
+        "SendMessageBatch",
+        json!({"QueueUrl": url, "Entries": many}),
+    );
+    assert_err(
+        &e,
+        "TooManyEntriesInBatchRequest",
+        "Maximum number of entries per request are 10. You have sent 20.",
+    );
     let e = h.err_unchanged(
         &url,
         "SendMessageBatch",
@@ -500,7 +653,11 @@ fn send_batch_whole_request_errors() {
             {"Id": "a", "MessageBody": "a".repeat(524_288)},
             {"Id": "b", "MessageBody": "b".repeat(524_289)}]}),
     );
-    assert_err(&e, "BatchRequestTooLong", "Batch requests cannot be longer than 1048576 bytes. You have sent 1048577 bytes.");
+    assert_err(
+        &e,
+        "BatchRequestTooLong",
+        "Batch requests cannot be longer than 1048576 bytes. You have sent 1048577 bytes.",
+    );
     assert_eq!(h.counts(&url), (0, 0, 0));
     // Exactly 1 MiB is fine.
     h.ok(
@@ -533,9 +690,18 @@ fn send_batch_per_entry_failures() {
     assert!(ok[0].get("MD5OfMessageAttributes").is_none());
     assert!(ok[0]["MessageId"].is_string());
     assert_eq!(ok[1]["Id"], "good2");
-    assert_eq!(ok[1]["MD5OfMessageAttributes"], "ae7155c6026991b6d54b11589678bf9c");
+    assert_eq!(
+        ok[1]["MD5OfMessageAttributes"],
+        "ae7155c6026991b6d54b11589678bf9c"
+    );
     let failed = r["Failed"].as_array().unwrap();
-    let by_id = |id: &str| failed.iter().find(|f| f["Id"] == id).cloned().unwrap_or_else(|| panic!("{id} not failed: {r}"));
+    let by_id = |id: &str| {
+        failed
+            .iter()
+            .find(|f| f["Id"] == id)
+            .cloned()
+            .unwrap_or_else(|| panic!("{id} not failed: {r}"))
+    };
     assert_eq!(failed.len(), 3);
     let f = by_id("badchar");
     assert_eq!(f["Code"], "InvalidMessageContents");
@@ -557,10 +723,19 @@ fn send_batch_per_entry_failures() {
 fn send_batch_without_failures_has_no_failed_key() {
     let mut h = Sqs::new();
     let url = h.create("q", json!({}));
-    let entries: Vec<Value> = (0..10).map(|i| json!({"Id": format!("e{i}"), "MessageBody": format!("m{i}")})).collect();
-    let r = h.ok("SendMessageBatch", json!({"QueueUrl": url, "Entries": entries}));
+    let entries: Vec<Value> = (0..10)
+        .map(|i| json!({"Id": format!("e{i}"), "MessageBody": format!("m{i}")}))
+        .collect();
+    let r = h.ok(
+        "SendMessageBatch",
+        json!({"QueueUrl": url, "Entries": entries}),
+    );
     assert_eq!(r["Successful"].as_array().unwrap().len(), 10);
-    assert!(r.get("Failed").map_or(true, |f| f.as_array().is_some_and(|a| a.is_empty())), "{r}");
+    assert!(
+        r.get("Failed")
+            .map_or(true, |f| f.as_array().is_some_and(|a| a.is_empty())),
+        "{r}"
+    );
     assert_eq!(h.counts(&url), (10, 0, 0));
 }
 
@@ -573,12 +748,28 @@ fn delete_and_change_visibility_batches() {
     }
     let got = h.receive(&url, 3);
     assert_eq!(got.len(), 3);
-    for (action, entry) in [("DeleteMessageBatch", "DeleteMessageBatchRequestEntry"), ("ChangeMessageVisibilityBatch", "ChangeMessageVisibilityBatchRequestEntry")] {
+    for (action, entry) in [
+        ("DeleteMessageBatch", "DeleteMessageBatchRequestEntry"),
+        (
+            "ChangeMessageVisibilityBatch",
+            "ChangeMessageVisibilityBatchRequestEntry",
+        ),
+    ] {
         let e = h.err_unchanged(&url, action, json!({"QueueUrl": url, "Entries": []}));
-        assert_err(&e, "EmptyBatchRequest", &format!("There should be at least one {entry} in the request."));
-        let many: Vec<Value> = (0..11).map(|i| json!({"Id": format!("e{i}"), "ReceiptHandle": "h", "VisibilityTimeout": 1})).collect();
+        assert_err(
+            &e,
+            "EmptyBatchRequest",
+            &format!("There should be at least one {entry} in the request."),
+        );
+        let many: Vec<Value> = (0..11)
+            .map(|i| json!({"Id": format!("e{i}"), "ReceiptHandle": "h", "VisibilityTimeout": 1}))
+            .collect();
         let e = h.err_unchanged(&url, action, json!({"QueueUrl": url, "Entries": many}));
-        assert_err(&e, "TooManyEntriesInBatchRequest", "Maximum number of entries per request are 10. You have sent 11.");
+        assert_err(
+            &e,
+            "TooManyEntriesInBatchRequest",
+            "Maximum number of entries per request are 10. You have sent 11.",
+        );
         let e = h.err_unchanged(
             &url,
             action,
@@ -608,6 +799,9 @@ fn delete_and_change_visibility_batches() {
     );
     assert_eq!(r["Successful"], json!([{"Id": "b"}, {"Id": "c"}]));
     assert_eq!(r["Failed"][0]["Code"], "ReceiptHandleIsInvalid");
-    assert_eq!(r["Failed"][0]["Message"], "The input receipt handle \"garbage\" is not a valid receipt handle.");
+    assert_eq!(
+        r["Failed"][0]["Message"],
+        "The input receipt handle \"garbage\" is not a valid receipt handle."
+    );
     assert_eq!(h.counts(&url), (1, 0, 0));
 }

@@ -142,16 +142,36 @@ fn observe(h: &mut Sqs) -> Value {
         let mut peek = out(h.svc.peek(h.now, &ctx, &url));
         // The tail of recently removed messages is a viewer aid, not durable state.
         if let Some(msgs) = peek.get_mut("messages").and_then(|m| m.as_array_mut()) {
-            msgs.retain(|m| ["delayed", "stored", "in-flight"].contains(&m["state"].as_str().unwrap_or("")));
+            msgs.retain(|m| {
+                ["delayed", "stored", "in-flight"].contains(&m["state"].as_str().unwrap_or(""))
+            });
         }
-        let attrs = out(h.svc.dispatch(h.now, &ctx, "GetQueueAttributes", json!({"QueueUrl": url, "AttributeNames": ["All"]})));
-        let tags = out(h.svc.dispatch(h.now, &ctx, "ListQueueTags", json!({"QueueUrl": url})));
-        o.insert(q.to_string(), json!({"peek": peek, "attrs": attrs, "tags": tags}));
+        let attrs = out(h.svc.dispatch(
+            h.now,
+            &ctx,
+            "GetQueueAttributes",
+            json!({"QueueUrl": url, "AttributeNames": ["All"]}),
+        ));
+        let tags = out(h
+            .svc
+            .dispatch(h.now, &ctx, "ListQueueTags", json!({"QueueUrl": url})));
+        o.insert(
+            q.to_string(),
+            json!({"peek": peek, "attrs": attrs, "tags": tags}),
+        );
     }
-    o.insert("list".into(), out(h.svc.dispatch(h.now, &ctx, "ListQueues", json!({}))));
+    o.insert(
+        "list".into(),
+        out(h.svc.dispatch(h.now, &ctx, "ListQueues", json!({}))),
+    );
     o.insert(
         "tasks".into(),
-        out(h.svc.dispatch(h.now, &ctx, "ListMessageMoveTasks", json!({"SourceArn": Sqs::arn("dlq"), "MaxResults": 10}))),
+        out(h.svc.dispatch(
+            h.now,
+            &ctx,
+            "ListMessageMoveTasks",
+            json!({"SourceArn": Sqs::arn("dlq"), "MaxResults": 10}),
+        )),
     );
     o.insert("deadline".into(), json!(h.svc.next_deadline()));
     Value::Object(o)
@@ -167,11 +187,15 @@ fn restored_service_answers_identically_at_every_point() {
     }
     for cut in 0..STEPS {
         let mut h = Sqs::new();
-        for i in 0..=cut {
-            assert_eq!(step(&mut h, i), answers[i], "deterministic replay, step {i}");
+        for (i, answer) in answers.iter().enumerate().take(cut + 1) {
+            assert_eq!(&step(&mut h, i), answer, "deterministic replay, step {i}");
         }
         let mut r = h.restored();
-        assert_eq!(observe(&mut r), observe(&mut h), "state after restore at step {cut}");
+        assert_eq!(
+            observe(&mut r),
+            observe(&mut h),
+            "state after restore at step {cut}"
+        );
         r.sync();
         h.sync();
         for i in cut + 1..STEPS {
@@ -179,7 +203,11 @@ fn restored_service_answers_identically_at_every_point() {
             let b = step(&mut r, i);
             assert_eq!(b, a, "restored after step {cut} diverges at step {i}");
         }
-        assert_eq!(observe(&mut r), observe(&mut h), "final state, restored at {cut}");
+        assert_eq!(
+            observe(&mut r),
+            observe(&mut h),
+            "final state, restored at {cut}"
+        );
     }
 }
 
@@ -198,7 +226,10 @@ fn same_seed_same_calls_byte_identical_responses() {
 #[test]
 fn different_seeds_give_different_ids() {
     let mut a = Sqs::new();
-    let mut b = Sqs::with_config(EngineConfig { seed: 43, ..EngineConfig::default() });
+    let mut b = Sqs::with_config(EngineConfig {
+        seed: 43,
+        ..EngineConfig::default()
+    });
     let ua = a.create("q", json!({}));
     let ub = b.create("q", json!({}));
     assert_ne!(a.send(&ua, "x")["MessageId"], b.send(&ub, "x")["MessageId"]);
@@ -269,7 +300,10 @@ fn read_only_calls_persist_nothing() {
     h.send(&url, "x");
     let ctx = h.ctx.clone();
     let reads = [
-        ("GetQueueAttributes", json!({"QueueUrl": url, "AttributeNames": ["All"]})),
+        (
+            "GetQueueAttributes",
+            json!({"QueueUrl": url, "AttributeNames": ["All"]}),
+        ),
         ("GetQueueUrl", json!({"QueueName": "q"})),
         ("ListQueues", json!({})),
         ("ListQueueTags", json!({"QueueUrl": url})),
@@ -277,11 +311,17 @@ fn read_only_calls_persist_nothing() {
     ];
     for (action, params) in reads {
         h.svc.dispatch(h.now, &ctx, action, params).unwrap();
-        assert!(h.svc.take_changes().is_empty(), "{action} persisted changes");
+        assert!(
+            h.svc.take_changes().is_empty(),
+            "{action} persisted changes"
+        );
     }
     h.svc.peek(h.now, &ctx, &url).unwrap();
     h.svc.receivable(h.now, &ctx, &url).unwrap();
-    assert!(h.svc.take_changes().is_empty(), "peek/receivable persisted changes");
+    assert!(
+        h.svc.take_changes().is_empty(),
+        "peek/receivable persisted changes"
+    );
 }
 
 #[test]
@@ -303,13 +343,18 @@ fn mutating_calls_persist_something() {
 
 #[test]
 fn restore_rejects_a_record_without_a_region() {
-    let r = Service::restore(EngineConfig::default(), vec![("no-region-key".to_string(), vec![1, 2, 3])]);
+    let r = Service::restore(
+        EngineConfig::default(),
+        vec![("no-region-key".to_string(), vec![1, 2, 3])],
+    );
     assert!(r.is_err());
 }
 
 #[test]
 fn empty_store_restores_an_empty_service() {
     let mut svc = Service::restore(EngineConfig::default(), Vec::new()).unwrap();
-    let r = svc.dispatch(T0, &Default::default(), "ListQueues", json!({})).unwrap();
+    let r = svc
+        .dispatch(T0, &Default::default(), "ListQueues", json!({}))
+        .unwrap();
     assert!(r.get("QueueUrls").is_none());
 }

@@ -72,8 +72,16 @@ fn fifo_queue_adds_fifo_attributes_with_lowercase_booleans() {
 #[test]
 fn queue_name_rules() {
     let mut h = Sqs::new();
-    let msg = "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length";
-    for bad in ["", "has space", "dot.name", "x".repeat(81).as_str(), "q!", "ünïcode"] {
+    let msg =
+        "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length";
+    for bad in [
+        "",
+        "has space",
+        "dot.name",
+        "x".repeat(81).as_str(),
+        "q!",
+        "ünïcode",
+    ] {
         let e = h.err("CreateQueue", json!({"QueueName": bad}));
         assert_err(&e, "InvalidParameterValueException", msg);
     }
@@ -196,7 +204,10 @@ fn create_is_idempotent_comparing_only_supplied_attributes() {
         ),
         url
     );
-    let e = h.err("CreateQueue", json!({"QueueName": "idem", "Attributes": attrs}));
+    let e = h.err(
+        "CreateQueue",
+        json!({"QueueName": "idem", "Attributes": attrs}),
+    );
     assert_err(&e, "QueueNameExists", msg);
     // A default-valued attribute that was never set explicitly still compares equal to its default.
     assert_eq!(h.create("idem", json!({"VisibilityTimeout": "30"})), url);
@@ -230,9 +241,17 @@ fn recreating_within_60_seconds_of_delete_fails_then_succeeds() {
     h.ok("TagQueue", json!({"QueueUrl": url, "Tags": {"k": "v"}}));
     h.ok("DeleteQueue", json!({"QueueUrl": url}));
     let e = h.err("GetQueueUrl", json!({"QueueName": "gone"}));
-    assert_err(&e, "QueueDoesNotExist", "The specified queue does not exist.");
+    assert_err(
+        &e,
+        "QueueDoesNotExist",
+        "The specified queue does not exist.",
+    );
     let e = h.err("SendMessage", json!({"QueueUrl": url, "MessageBody": "x"}));
-    assert_err(&e, "QueueDoesNotExist", "The specified queue does not exist.");
+    assert_err(
+        &e,
+        "QueueDoesNotExist",
+        "The specified queue does not exist.",
+    );
     h.advance_secs(59);
     let e = h.err("CreateQueue", json!({"QueueName": "gone"}));
     assert_err(
@@ -240,7 +259,10 @@ fn recreating_within_60_seconds_of_delete_fails_then_succeeds() {
         "QueueDeletedRecently",
         "You must wait 60 seconds after deleting a queue before you can create another with the same name.",
     );
-    assert_eq!(e.query_code(), "AWS.SimpleQueueService.QueueDeletedRecently");
+    assert_eq!(
+        e.query_code(),
+        "AWS.SimpleQueueService.QueueDeletedRecently"
+    );
     // Other names are unaffected.
     h.create("other", json!({}));
     h.advance_secs(1);
@@ -256,7 +278,11 @@ fn recreating_within_60_seconds_of_delete_fails_then_succeeds() {
 fn delete_queue_of_missing_queue_fails() {
     let mut h = Sqs::new();
     let e = h.err("DeleteQueue", json!({"QueueUrl": Sqs::url("nope")}));
-    assert_err(&e, "QueueDoesNotExist", "The specified queue does not exist.");
+    assert_err(
+        &e,
+        "QueueDoesNotExist",
+        "The specified queue does not exist.",
+    );
     assert_eq!(e.query_code(), "AWS.SimpleQueueService.NonExistentQueue");
 }
 
@@ -265,10 +291,19 @@ fn every_queue_action_rejects_a_missing_queue() {
     let mut h = Sqs::new();
     let u = Sqs::url("missing");
     let calls = [
-        ("GetQueueAttributes", json!({"QueueUrl": u, "AttributeNames": ["All"]})),
-        ("SetQueueAttributes", json!({"QueueUrl": u, "Attributes": {"DelaySeconds": "1"}})),
+        (
+            "GetQueueAttributes",
+            json!({"QueueUrl": u, "AttributeNames": ["All"]}),
+        ),
+        (
+            "SetQueueAttributes",
+            json!({"QueueUrl": u, "Attributes": {"DelaySeconds": "1"}}),
+        ),
         ("SendMessage", json!({"QueueUrl": u, "MessageBody": "x"})),
-        ("SendMessageBatch", json!({"QueueUrl": u, "Entries": [{"Id": "a", "MessageBody": "x"}]})),
+        (
+            "SendMessageBatch",
+            json!({"QueueUrl": u, "Entries": [{"Id": "a", "MessageBody": "x"}]}),
+        ),
         ("ReceiveMessage", json!({"QueueUrl": u})),
         ("PurgeQueue", json!({"QueueUrl": u})),
         ("ListQueueTags", json!({"QueueUrl": u})),
@@ -278,7 +313,11 @@ fn every_queue_action_rejects_a_missing_queue() {
     ];
     for (action, params) in calls {
         let e = h.err(action, params);
-        assert_err(&e, "QueueDoesNotExist", "The specified queue does not exist.");
+        assert_err(
+            &e,
+            "QueueDoesNotExist",
+            "The specified queue does not exist.",
+        );
     }
 }
 
@@ -289,7 +328,11 @@ fn get_queue_url() {
     let r = h.ok("GetQueueUrl", json!({"QueueName": "named"}));
     assert_eq!(r["QueueUrl"], url.as_str());
     let e = h.err("GetQueueUrl", json!({"QueueName": "Named"}));
-    assert_err(&e, "QueueDoesNotExist", "The specified queue does not exist.");
+    assert_err(
+        &e,
+        "QueueDoesNotExist",
+        "The specified queue does not exist.",
+    );
 }
 
 #[test]
@@ -297,7 +340,10 @@ fn queue_is_resolved_by_account_and_name_not_host() {
     let mut h = Sqs::new();
     h.create("hosty", json!({}));
     let other = format!("https://sqs.us-east-1.amazonaws.com/{ACCOUNT}/hosty");
-    h.ok("SendMessage", json!({"QueueUrl": other, "MessageBody": "x"}));
+    h.ok(
+        "SendMessage",
+        json!({"QueueUrl": other, "MessageBody": "x"}),
+    );
     assert_eq!(h.counts(&Sqs::url("hosty")), (1, 0, 0));
 }
 
@@ -368,7 +414,12 @@ fn numeric_attribute_ranges() {
     ];
     for (name, lo, hi) in ranges {
         let msg = format!("Invalid value for the parameter {name}.");
-        for bad in [(lo - 1).to_string(), (hi + 1).to_string(), "abc".into(), "1.5".into()] {
+        for bad in [
+            (lo - 1).to_string(),
+            (hi + 1).to_string(),
+            "abc".into(),
+            "1.5".into(),
+        ] {
             let e = h.err_unchanged(
                 &url,
                 "SetQueueAttributes",
@@ -389,7 +440,11 @@ fn numeric_attribute_ranges() {
             assert_eq!(h.attr(&url, name).unwrap(), good.to_string());
         }
     }
-    assert_eq!(list(&mut h, json!({})).0.len(), 1, "no queue created by the failures");
+    assert_eq!(
+        list(&mut h, json!({})).0.len(),
+        1,
+        "no queue created by the failures"
+    );
 }
 
 #[test]
@@ -402,7 +457,10 @@ fn unknown_and_read_only_attribute_names() {
         json!({"QueueUrl": url, "Attributes": {"Bogus": "1"}}),
     );
     assert_err(&e, "InvalidAttributeName", "Unknown Attribute Bogus.");
-    let e = h.err("CreateQueue", json!({"QueueName": "n2", "Attributes": {"Bogus": "1"}}));
+    let e = h.err(
+        "CreateQueue",
+        json!({"QueueName": "n2", "Attributes": {"Bogus": "1"}}),
+    );
     assert_err(&e, "InvalidAttributeName", "Unknown Attribute Bogus.");
     let e = h.err(
         "GetQueueAttributes",
@@ -410,7 +468,11 @@ fn unknown_and_read_only_attribute_names() {
     );
     assert_err(&e, "InvalidAttributeName", "Unknown Attribute Bogus.");
     // Read-only attributes are refused by Set (§3.2); the exact text was not recorded.
-    for ro in ["ApproximateNumberOfMessages", "QueueArn", "CreatedTimestamp"] {
+    for ro in [
+        "ApproximateNumberOfMessages",
+        "QueueArn",
+        "CreatedTimestamp",
+    ] {
         let e = h.err_unchanged(
             &url,
             "SetQueueAttributes",
@@ -433,13 +495,19 @@ fn get_queue_attributes_selection() {
     let url = h.create("sel", json!({}));
     let r = h.ok("GetQueueAttributes", json!({"QueueUrl": url}));
     assert!(r.get("Attributes").is_none(), "{r}");
-    let r = h.ok("GetQueueAttributes", json!({"QueueUrl": url, "AttributeNames": []}));
+    let r = h.ok(
+        "GetQueueAttributes",
+        json!({"QueueUrl": url, "AttributeNames": []}),
+    );
     assert!(r.get("Attributes").is_none(), "{r}");
     let r = h.ok(
         "GetQueueAttributes",
         json!({"QueueUrl": url, "AttributeNames": ["VisibilityTimeout", "DelaySeconds"]}),
     );
-    assert_eq!(r["Attributes"], json!({"VisibilityTimeout": "30", "DelaySeconds": "0"}));
+    assert_eq!(
+        r["Attributes"],
+        json!({"VisibilityTimeout": "30", "DelaySeconds": "0"})
+    );
     // Unset optional attributes are omitted even when asked for by name.
     let r = h.ok(
         "GetQueueAttributes",
@@ -464,7 +532,10 @@ fn set_queue_attributes_updates_last_modified_and_values() {
     assert_eq!(a["MessageRetentionPeriod"], "120");
     assert_eq!(a["MaximumMessageSize"], "2048");
     assert_eq!(a["CreatedTimestamp"], (T0 / 1000).to_string().as_str());
-    assert_eq!(a["LastModifiedTimestamp"], (T0 / 1000 + 10).to_string().as_str());
+    assert_eq!(
+        a["LastModifiedTimestamp"],
+        (T0 / 1000 + 10).to_string().as_str()
+    );
 }
 
 #[test]
@@ -599,7 +670,10 @@ fn second_purge_within_60_seconds_is_refused_with_403() {
         "Only one PurgeQueue operation on pq is allowed every 60 seconds.",
     );
     assert_eq!(e.http_status(), 403);
-    assert_eq!(e.query_code(), "AWS.SimpleQueueService.PurgeQueueInProgress");
+    assert_eq!(
+        e.query_code(),
+        "AWS.SimpleQueueService.PurgeQueueInProgress"
+    );
     assert_eq!(h.counts(&url), (1, 0, 0));
     h.advance_secs(1);
     h.ok("PurgeQueue", json!({"QueueUrl": url}));
@@ -638,15 +712,20 @@ fn add_and_remove_permission() {
         "AddPermission",
         json!({"QueueUrl": url, "Label": "l2", "AWSAccountIds": ["111111111111", "222222222222"], "Actions": ["SendMessage", "DeleteMessage"]}),
     );
-    let policy: serde_json::Value =
-        serde_json::from_str(&h.attr(&url, "Policy").unwrap()).unwrap();
+    let policy: serde_json::Value = serde_json::from_str(&h.attr(&url, "Policy").unwrap()).unwrap();
     let st = &policy["Statement"][1];
     assert_eq!(st["Sid"], "l2");
     assert_eq!(
         st["Principal"]["AWS"],
-        json!(["arn:aws:iam::111111111111:root", "arn:aws:iam::222222222222:root"])
+        json!([
+            "arn:aws:iam::111111111111:root",
+            "arn:aws:iam::222222222222:root"
+        ])
     );
-    assert_eq!(st["Action"], json!(["SQS:SendMessage", "SQS:DeleteMessage"]));
+    assert_eq!(
+        st["Action"],
+        json!(["SQS:SendMessage", "SQS:DeleteMessage"])
+    );
 
     let e = h.err_unchanged(
         &url,
@@ -669,11 +748,13 @@ fn add_and_remove_permission() {
         "Value nope for parameter Label is invalid. Reason: can't find label.",
     );
     h.ok("RemovePermission", json!({"QueueUrl": url, "Label": "l1"}));
-    let policy: serde_json::Value =
-        serde_json::from_str(&h.attr(&url, "Policy").unwrap()).unwrap();
+    let policy: serde_json::Value = serde_json::from_str(&h.attr(&url, "Policy").unwrap()).unwrap();
     assert_eq!(policy["Statement"].as_array().unwrap().len(), 1);
     h.ok("RemovePermission", json!({"QueueUrl": url, "Label": "l2"}));
-    assert!(!h.attrs(&url).contains_key("Policy"), "last statement removes Policy");
+    assert!(
+        !h.attrs(&url).contains_key("Policy"),
+        "last statement removes Policy"
+    );
 }
 
 #[test]

@@ -44,7 +44,11 @@ fn next_deadline_is_the_earliest_of_delay_visibility_and_retention() {
     h.now = T0 + 600_000;
     h.svc.tick(h.now);
     let ev = h.events();
-    assert_eq!(ev.iter().filter(|e| e["type"] == "expired").count(), 2, "{ev:?}");
+    assert_eq!(
+        ev.iter().filter(|e| e["type"] == "expired").count(),
+        2,
+        "{ev:?}"
+    );
     assert_eq!(h.counts(&url), (0, 0, 0));
 }
 
@@ -62,7 +66,10 @@ fn tick_applies_everything_due_in_one_go_and_in_time_order() {
     assert!(ev.iter().all(|e| e["type"] == "delay-ended"), "{ev:?}");
     // Applied in the order they fell due, not the order they were sent.
     let ids: Vec<&serde_json::Value> = ev.iter().map(|e| &e["messageId"]).collect();
-    assert_eq!(ids, vec![&d2["MessageId"], &d5["MessageId"], &d9["MessageId"]]);
+    assert_eq!(
+        ids,
+        vec![&d2["MessageId"], &d5["MessageId"], &d9["MessageId"]]
+    );
     assert!(ev.iter().all(|e| e["at"].as_u64().unwrap() <= h.now));
     assert_eq!(h.counts(&url), (3, 0, 0));
     assert_eq!(h.svc.next_deadline(), Some(T0 + 345_600_000));
@@ -101,10 +108,21 @@ fn peek_shows_states_and_deadlines() {
     let s = h.send(&url, "stored");
     let f = h.send(&url, "flying");
     // Receive "stored" and "flying" (order between them is not part of the contract).
-    let got = h.receive_with(&url, json!({"MaxNumberOfMessages": 2, "VisibilityTimeout": 12}));
+    let got = h.receive_with(
+        &url,
+        json!({"MaxNumberOfMessages": 2, "VisibilityTimeout": 12}),
+    );
     assert_eq!(got.len(), 2);
-    let flying = got.iter().find(|m| m["MessageId"] == f["MessageId"]).unwrap().clone();
-    let other = got.iter().find(|m| m["MessageId"] == s["MessageId"]).unwrap().clone();
+    let flying = got
+        .iter()
+        .find(|m| m["MessageId"] == f["MessageId"])
+        .unwrap()
+        .clone();
+    let other = got
+        .iter()
+        .find(|m| m["MessageId"] == s["MessageId"])
+        .unwrap()
+        .clone();
     h.change_visibility(&url, &handle(&other), 0).unwrap();
     let p = h.peek(&url);
     assert_eq!(p["queue"]["name"], "q");
@@ -152,7 +170,13 @@ fn peek_fifo_groups() {
     assert_eq!(ga["messageIds"].as_array().unwrap().len(), 2);
     assert_eq!(ga["messageIds"][0], a["MessageId"]);
     assert_eq!(gb["messageIds"], json!([b["MessageId"]]));
-    let m = p["messages"].as_array().unwrap().iter().find(|m| m["messageId"] == a["MessageId"]).unwrap().clone();
+    let m = p["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["messageId"] == a["MessageId"])
+        .unwrap()
+        .clone();
     assert_eq!(m["groupId"], "a");
     assert_eq!(m["deduplicationId"], "1");
     assert_eq!(m["sequenceNumber"], a["SequenceNumber"]);
@@ -161,7 +185,10 @@ fn peek_fifo_groups() {
 #[test]
 fn retention_counts_from_the_original_send() {
     let mut h = Sqs::new();
-    let url = h.create("q", json!({"MessageRetentionPeriod": "60", "VisibilityTimeout": "10"}));
+    let url = h.create(
+        "q",
+        json!({"MessageRetentionPeriod": "60", "VisibilityTimeout": "10"}),
+    );
     h.send(&url, "x");
     for _ in 0..5 {
         assert_eq!(h.receive(&url, 1).len(), 1);
@@ -192,33 +219,56 @@ fn every_transition_emits_one_event() {
     let mut h = Sqs::new();
     let url = h.create("q", json!({"VisibilityTimeout": "5"}));
     let ev = h.events();
-    assert_eq!(ev, vec![json!({"at": T0, "queue": "q", "type": "queue-created", "fifo": false})]);
+    assert_eq!(
+        ev,
+        vec![json!({"at": T0, "queue": "q", "type": "queue-created", "fifo": false})]
+    );
 
     let sent = h.send_with(&url, "x", json!({"DelaySeconds": 2}));
     let id = sent["MessageId"].clone();
     let ev = h.events();
-    assert_eq!(ev, vec![json!({"at": T0, "queue": "q", "type": "sent", "messageId": id, "delayedUntil": T0 + 2_000})]);
+    assert_eq!(
+        ev,
+        vec![
+            json!({"at": T0, "queue": "q", "type": "sent", "messageId": id, "delayedUntil": T0 + 2_000})
+        ]
+    );
 
     h.advance_secs(2);
-    assert_eq!(h.events(), vec![json!({"at": T0 + 2_000, "queue": "q", "type": "delay-ended", "messageId": id})]);
+    assert_eq!(
+        h.events(),
+        vec![json!({"at": T0 + 2_000, "queue": "q", "type": "delay-ended", "messageId": id})]
+    );
 
     let m = h.receive(&url, 1).remove(0);
     assert_eq!(
         h.events(),
-        vec![json!({"at": T0 + 2_000, "queue": "q", "type": "received", "messageId": id,
-                    "receiptHandle": handle(&m), "receiveCount": 1, "visibleAt": T0 + 7_000})]
+        vec![
+            json!({"at": T0 + 2_000, "queue": "q", "type": "received", "messageId": id,
+                    "receiptHandle": handle(&m), "receiveCount": 1, "visibleAt": T0 + 7_000})
+        ]
     );
     h.change_visibility(&url, &handle(&m), 1).unwrap();
     assert_eq!(
         h.events(),
-        vec![json!({"at": T0 + 2_000, "queue": "q", "type": "visibility-changed", "messageId": id, "visibleAt": T0 + 3_000})]
+        vec![
+            json!({"at": T0 + 2_000, "queue": "q", "type": "visibility-changed", "messageId": id, "visibleAt": T0 + 3_000})
+        ]
     );
     h.advance_secs(1);
-    assert_eq!(h.events(), vec![json!({"at": T0 + 3_000, "queue": "q", "type": "visibility-expired", "messageId": id})]);
+    assert_eq!(
+        h.events(),
+        vec![
+            json!({"at": T0 + 3_000, "queue": "q", "type": "visibility-expired", "messageId": id})
+        ]
+    );
     let m = h.receive(&url, 1).remove(0);
     h.events();
     h.delete(&url, &handle(&m));
-    assert_eq!(h.events(), vec![json!({"at": T0 + 3_000, "queue": "q", "type": "deleted", "messageId": id})]);
+    assert_eq!(
+        h.events(),
+        vec![json!({"at": T0 + 3_000, "queue": "q", "type": "deleted", "messageId": id})]
+    );
     // Deleting again: no transition, no event.
     h.delete(&url, &handle(&m));
     assert!(h.events().is_empty());
@@ -226,9 +276,17 @@ fn every_transition_emits_one_event() {
     let p = h.send(&url, "p");
     h.events();
     h.ok("PurgeQueue", json!({"QueueUrl": url}));
-    assert_eq!(h.events(), vec![json!({"at": T0 + 3_000, "queue": "q", "type": "purged", "messageId": p["MessageId"]})]);
+    assert_eq!(
+        h.events(),
+        vec![
+            json!({"at": T0 + 3_000, "queue": "q", "type": "purged", "messageId": p["MessageId"]})
+        ]
+    );
     h.ok("DeleteQueue", json!({"QueueUrl": url}));
-    assert_eq!(h.events(), vec![json!({"at": T0 + 3_000, "queue": "q", "type": "queue-deleted"})]);
+    assert_eq!(
+        h.events(),
+        vec![json!({"at": T0 + 3_000, "queue": "q", "type": "queue-deleted"})]
+    );
 }
 
 #[test]
@@ -239,13 +297,17 @@ fn fifo_events_carry_group_sequence_and_dedup() {
     let r = h.send_fifo(&url, "g", "d", "x");
     assert_eq!(
         h.events(),
-        vec![json!({"at": T0, "queue": "f.fifo", "type": "sent", "messageId": r["MessageId"],
-                    "groupId": "g", "sequenceNumber": r["SequenceNumber"]})]
+        vec![
+            json!({"at": T0, "queue": "f.fifo", "type": "sent", "messageId": r["MessageId"],
+                    "groupId": "g", "sequenceNumber": r["SequenceNumber"]})
+        ]
     );
     h.send_fifo(&url, "g", "d", "again");
     assert_eq!(
         h.events(),
-        vec![json!({"at": T0, "queue": "f.fifo", "type": "deduplicated", "messageId": r["MessageId"], "deduplicationId": "d"})]
+        vec![
+            json!({"at": T0, "queue": "f.fifo", "type": "deduplicated", "messageId": r["MessageId"], "deduplicationId": "d"})
+        ]
     );
 }
 
@@ -255,7 +317,10 @@ fn failed_calls_emit_no_events() {
     let url = h.create("q", json!({}));
     h.events();
     h.err("SendMessage", json!({"QueueUrl": url, "MessageBody": ""}));
-    h.err("DeleteMessage", json!({"QueueUrl": url, "ReceiptHandle": "garbage"}));
+    h.err(
+        "DeleteMessage",
+        json!({"QueueUrl": url, "ReceiptHandle": "garbage"}),
+    );
     h.err("CreateQueue", json!({"QueueName": "bad name"}));
     assert!(h.events().is_empty());
 }

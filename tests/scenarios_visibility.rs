@@ -29,7 +29,10 @@ fn default_visibility_timeout_is_30_seconds() {
 fn per_receive_timeout_applies_only_to_that_receive() {
     let (mut h, url) = setup(json!({}));
     h.send(&url, "x");
-    assert_eq!(h.receive_with(&url, json!({"VisibilityTimeout": 5})).len(), 1);
+    assert_eq!(
+        h.receive_with(&url, json!({"VisibilityTimeout": 5})).len(),
+        1
+    );
     h.advance_secs(5);
     assert_eq!(h.receive(&url, 1).len(), 1, "queue default applies again");
     h.advance_secs(29);
@@ -120,9 +123,17 @@ fn visibility_timeout_out_of_range_on_receive_and_change() {
     let (mut h, url) = setup(json!({}));
     h.send(&url, "x");
     // Range 0–43,200 (§4.10, §4.13); the range message was not recorded, only the code.
-    let e = h.err_unchanged(&url, "ReceiveMessage", json!({"QueueUrl": url, "VisibilityTimeout": 43_201}));
+    let e = h.err_unchanged(
+        &url,
+        "ReceiveMessage",
+        json!({"QueueUrl": url, "VisibilityTimeout": 43_201}),
+    );
     assert_eq!(e.shape(), "InvalidParameterValueException");
-    let e = h.err_unchanged(&url, "ReceiveMessage", json!({"QueueUrl": url, "VisibilityTimeout": -1}));
+    let e = h.err_unchanged(
+        &url,
+        "ReceiveMessage",
+        json!({"QueueUrl": url, "VisibilityTimeout": -1}),
+    );
     assert_eq!(e.shape(), "InvalidParameterValueException");
     let m = h.receive(&url, 1).remove(0);
     let e = h.err_unchanged(
@@ -153,8 +164,13 @@ fn garbage_handles_are_rejected_on_both_queue_types() {
     let fifo_url = h.create_fifo("f.fifo", json!({}));
     for url in [std_url, fifo_url] {
         for garbage in ["garbage", "INVALID"] {
-            let e = h.err_unchanged(&url, "DeleteMessage", json!({"QueueUrl": url, "ReceiptHandle": garbage}));
-            let msg = format!("The input receipt handle \"{garbage}\" is not a valid receipt handle.");
+            let e = h.err_unchanged(
+                &url,
+                "DeleteMessage",
+                json!({"QueueUrl": url, "ReceiptHandle": garbage}),
+            );
+            let msg =
+                format!("The input receipt handle \"{garbage}\" is not a valid receipt handle.");
             assert_err(&e, "ReceiptHandleIsInvalid", &msg);
             let e = h.err_unchanged(
                 &url,
@@ -188,7 +204,11 @@ fn fifo_delete_with_expired_handle_fails() {
     let m = h.receive(&url, 1).remove(0);
     h.advance_secs(2);
     let rh = handle(&m);
-    let e = h.err_unchanged(&url, "DeleteMessage", json!({"QueueUrl": url, "ReceiptHandle": rh}));
+    let e = h.err_unchanged(
+        &url,
+        "DeleteMessage",
+        json!({"QueueUrl": url, "ReceiptHandle": rh}),
+    );
     assert_err(
         &e,
         "InvalidParameterValueException",
@@ -276,15 +296,26 @@ fn standard_inflight_limit_overlimit_on_short_poll_empty_on_long_poll() {
         h.send(&url, &format!("m{i}"));
     }
     let got = h.receive(&url, 10);
-    assert!(!got.is_empty() && got.len() <= 2, "never beyond the limit: {}", got.len());
+    assert!(
+        !got.is_empty() && got.len() <= 2,
+        "never beyond the limit: {}",
+        got.len()
+    );
     if got.len() < 2 {
         assert_eq!(h.receive(&url, 10).len(), 1);
     }
-    let e = h.err_unchanged(&url, "ReceiveMessage", json!({"QueueUrl": url, "WaitTimeSeconds": 0}));
+    let e = h.err_unchanged(
+        &url,
+        "ReceiveMessage",
+        json!({"QueueUrl": url, "WaitTimeSeconds": 0}),
+    );
     assert_eq!(e.shape(), "OverLimit");
     assert_eq!(e.http_status(), 403);
     // Long polling (explicit or from the queue default) is silent: the engine answers empty.
-    let r = h.ok("ReceiveMessage", json!({"QueueUrl": url, "WaitTimeSeconds": 5}));
+    let r = h.ok(
+        "ReceiveMessage",
+        json!({"QueueUrl": url, "WaitTimeSeconds": 5}),
+    );
     assert!(r.get("Messages").is_none(), "{r}");
     h.set_attrs(&url, json!({"ReceiveMessageWaitTimeSeconds": "3"}));
     let r = h.ok("ReceiveMessage", json!({"QueueUrl": url}));
@@ -308,7 +339,10 @@ fn fifo_inflight_limit_returns_nothing_without_error() {
     }
     let got = h.receive(&url, 10);
     assert_eq!(got.len(), 2);
-    let r = h.ok("ReceiveMessage", json!({"QueueUrl": url, "WaitTimeSeconds": 0}));
+    let r = h.ok(
+        "ReceiveMessage",
+        json!({"QueueUrl": url, "WaitTimeSeconds": 0}),
+    );
     assert!(r.get("Messages").is_none(), "{r}");
 }
 

@@ -94,7 +94,9 @@ impl Sqs {
     /// Run a call that must fail, and check it changed nothing durable.
     pub fn err(&mut self, action: &str, params: Value) -> SqsError {
         self.sync();
-        let r = self.svc.dispatch(self.now, &self.ctx, action, params.clone());
+        let r = self
+            .svc
+            .dispatch(self.now, &self.ctx, action, params.clone());
         let ch = self.svc.take_changes();
         match r {
             Ok(v) => panic!("{action} {params} succeeded unexpectedly: {v}"),
@@ -148,7 +150,10 @@ impl Sqs {
     }
 
     pub fn send(&mut self, url: &str, body: &str) -> Value {
-        self.ok("SendMessage", json!({ "QueueUrl": url, "MessageBody": body }))
+        self.ok(
+            "SendMessage",
+            json!({ "QueueUrl": url, "MessageBody": body }),
+        )
     }
 
     /// SendMessage with extra parameters merged in.
@@ -190,7 +195,12 @@ impl Sqs {
         );
     }
 
-    pub fn change_visibility(&mut self, url: &str, handle: &str, secs: u64) -> Result<Value, SqsError> {
+    pub fn change_visibility(
+        &mut self,
+        url: &str,
+        handle: &str,
+        secs: u64,
+    ) -> Result<Value, SqsError> {
         self.call(
             "ChangeMessageVisibility",
             json!({ "QueueUrl": url, "ReceiptHandle": handle, "VisibilityTimeout": secs }),
@@ -313,7 +323,10 @@ pub fn bodies(msgs: &[Value]) -> Vec<String> {
 }
 
 pub fn handle(m: &Value) -> String {
-    m["ReceiptHandle"].as_str().expect("ReceiptHandle").to_string()
+    m["ReceiptHandle"]
+        .as_str()
+        .expect("ReceiptHandle")
+        .to_string()
 }
 
 pub fn sys_attr(m: &Value, name: &str) -> Option<String> {
