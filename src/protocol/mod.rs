@@ -239,7 +239,7 @@ fn run_query<D: Dispatch>(
     let ctx = admit(now, req, opts)?;
     let mut params = query::Params::new();
     query::parse_form_into(&mut params, req.query.as_bytes());
-    let form_body = header(req, "content-type").map_or(true, |t| {
+    let form_body = header(req, "content-type").is_none_or(|t| {
         t.trim()
             .to_ascii_lowercase()
             .starts_with("application/x-www-form-urlencoded")
