@@ -1,0 +1,25 @@
+// Browsers, Deno and bundlers: the wasm is fetched, so `await init()` must finish before the
+// first `new Engine()`. No top-level await: bundlers split such library entries badly.
+import initWasm, { WasqCore } from "../wasq.js";
+import { provide } from "../src/bindings.js";
+
+export * from "../src/index.js";
+export { FileStorage } from "../src/file-unavailable.js";
+
+let loading = null;
+
+/**
+ * Fetch and instantiate the wasm once; later calls return the same promise.
+ * @param {RequestInfo | URL | Response | BufferSource | WebAssembly.Module} [source] where to load
+ *   the wasm from; default: wasq_bg.wasm next to this package's files
+ */
+export function init(source) {
+  loading ??= initWasm({ module_or_path: source ?? new URL("../wasq_bg.wasm", import.meta.url) }).then(
+    () => provide({ WasqCore }),
+    (err) => {
+      loading = null; // a failed fetch may be retried
+      throw err;
+    },
+  );
+  return loading;
+}

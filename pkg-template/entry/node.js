@@ -1,0 +1,13 @@
+// Node (ESM): the wasm is read and instantiated synchronously at import, so init() has nothing to do.
+import { readFileSync } from "node:fs";
+import { initSync, WasqCore } from "../wasq.js";
+import { provide } from "../src/bindings.js";
+
+initSync({ module: readFileSync(new URL("../wasq_bg.wasm", import.meta.url)) });
+provide({ WasqCore });
+
+export * from "../src/index.js";
+export { FileStorage } from "../src/storage/file.js";
+
+/** Loading is synchronous on Node; kept so `await init()` is portable. */
+export async function init() {}

@@ -1,0 +1,14 @@
+// Cloudflare Workers (workerd): the runtime refuses to compile wasm from bytes, but imports a
+// .wasm file as a compiled WebAssembly.Module, which instantiates synchronously.
+import wasmModule from "../wasq_bg.wasm";
+import { initSync, WasqCore } from "../wasq.js";
+import { provide } from "../src/bindings.js";
+
+initSync({ module: wasmModule });
+provide({ WasqCore });
+
+export * from "../src/index.js";
+export { FileStorage } from "../src/file-unavailable.js";
+
+/** Loading is synchronous on workerd; kept so `await init()` is portable. */
+export async function init() {}

@@ -1,0 +1,63 @@
+// Pending long polls. A poll waits for a *later* operation, tick or clock change to make its
+// queue receivable (never re-checked on registration, so an empty receive can't spin), or for its
+// deadline on the engine's clock, or for its AbortSignal.
+
+export class Waiters {
+  #pending = new Set();
+
+  /** A promise that resolves when the waiter is woken and rejects on abort or close. */
+  add(queueUrl, context, deadline, signal) {
+    return new Promise((resolve, reject) => {
+      signal?.throwIfAborted();
+      const waiter = { queueUrl, context, deadline, wake: null, fail: null };
+      const onAbort = () => waiter.fail(signal.reason);
+      const settle = () => {
+        this.#pending.delete(waiter);
+        signal?.removeEventListener("abort", onAbort);
+      };
+      waiter.wake = () => {
+        settle();
+        resolve();
+      };
+      waiter.fail = (err) => {
+        settle();
+        reject(err);
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#pending.add(waiter);
+    });
+  }
+
+  /**
+   * Waiters that may proceed at `now`: deadline reached, or `receivable(url, ctx)` true. A
+   * receivable() that throws (the queue was deleted meanwhile) also releases the waiter, so that
+   * its next receive reports the error.
+   */
+  ready(now, receivable) {
+    const out = [];
+    for (const waiter of this.#pending) {
+      let go = now >= waiter.deadline;
+      if (!go) {
+        try {
+          go = receivable(waiter.queueUrl, waiter.context);
+        } catch {
+          go = true;
+        }
+      }
+      if (go) out.push(waiter);
+    }
+    return out;
+  }
+
+  earliestDeadline() {
+    let min;
+    for (const waiter of this.#pending) {
+      if (min === undefined || waiter.deadline < min) min = waiter.deadline;
+    }
+    return min;
+  }
+
+  rejectAll(err) {
+    for (const waiter of [...this.#pending]) waiter.fail(err);
+  }
+}

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Build the npm package in pkg/: Rust → wasm32 → wasm-bindgen (web target, one .wasm shared by
+# every entry) → wasm-opt -Oz (npm binaryen; Debian's binaryen corrupts wasm-bindgen output) →
+# pkg-template/ copied around it, a CommonJS bundle for `require`, and a size check.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+readonly LIMIT_BYTES=$((150 * 1024))
+readonly OUT=pkg
+readonly BINDGEN_OUT=target/wasq-bindgen
+
+scripts/ensure-tools.sh
+
+for required in pkg-template/src/storage/memory.js pkg-template/src/consumer.js; do
+  if [[ ! -f "$required" ]]; then
+    echo "build-pkg: $required is missing (owned by the storage/consumer work)" >&2
+    exit 1
+  fi
+done
+
+# Size over speed for the shipped wasm (opt-level z: about a fifth smaller gzipped than 3), in
+# its own target dir so native and test builds keep their artifacts.
+readonly WASM_TARGET_DIR=target/pkg-wasm
+CARGO_PROFILE_RELEASE_OPT_LEVEL=z cargo build --release --target wasm32-unknown-unknown --lib \
+  --target-dir "$WASM_TARGET_DIR"
+
+rm -rf "$BINDGEN_OUT"
+wasm-bindgen --target web --out-dir "$BINDGEN_OUT" --out-name wasq \
+  "$WASM_TARGET_DIR/wasm32-unknown-unknown/release/wasq.wasm"
+
+rm -rf "$OUT"
+mkdir -p "$OUT"
+cp -R pkg-template/. "$OUT"/
+# The features rustc's wasm32 target emits by default; wasm-opt must accept them to optimise.
+node_modules/.bin/wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int \
+  --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
+  --strip-debug --strip-producers \
+  "$BINDGEN_OUT/wasq_bg.wasm" -o "$OUT/wasq_bg.wasm"
+cp "$BINDGEN_OUT/wasq.js" "$OUT/wasq.js"
+
+# The package version follows the crate's.
+version=$(sed -n 's/^version *= *"\(.*\)"/\1/p' Cargo.toml | head -n1)
+node -e '
+  const fs = require("fs");
+  const file = process.argv[1];
+  const pkg = JSON.parse(fs.readFileSync(file, "utf8"));
+  pkg.version = process.argv[2];
+  fs.writeFileSync(file, JSON.stringify(pkg, null, 2) + "\n");
+' "$OUT/package.json" "$version"
+
+# CommonJS consumers (`require("wasq")`) get one self-contained bundle of the same ESM sources.
+node_modules/.bin/esbuild "$OUT/entry-src/node-cjs.js" --bundle --platform=node \
+  --format=cjs --target=node20 --log-level=warning --log-override:empty-import-meta=silent \
+  --outfile="$OUT/entry/node.cjs"
+rm -rf "$OUT/entry-src"
+# TypeScript resolves `require` types from a .d.cts next to the .d.ts.
+cp "$OUT/index.d.ts" "$OUT/index.d.cts"
+
+# Size budget: the wasm plus the JavaScript one runtime loads (the Node ESM entry's module graph,
+# the largest of the entries), each gzipped.
+node --input-type=module - "$OUT" "$LIMIT_BYTES" <<'JS'
+import { gzipSync } from "node:zlib";
+import { readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+const [out, limit] = [process.argv[2], Number(process.argv[3])];
+const gz = (file) => gzipSync(readFileSync(file), { level: 9 }).length;
+// Follow relative static imports from an entry to collect the JS it loads.
+function graph(entry, seen = new Set()) {
+  const file = resolve(entry);
+  if (seen.has(file)) return seen;
+  seen.add(file);
+  const text = readFileSync(file, "utf8");
+  for (const m of text.matchAll(/(?:import|export)\s[^"']*?from\s*["'](\.[^"']+)["']/g)) {
+    if (m[1].endsWith(".js")) graph(join(dirname(file), m[1]), seen);
+  }
+  return seen;
+}
+const wasm = gz(join(out, "wasq_bg.wasm"));
+const kb = (n) => (n / 1024).toFixed(1) + " KB";
+let worst = 0;
+for (const entry of ["entry/node.js", "entry/browser.js", "entry/workerd.js"]) {
+  const js = [...graph(join(out, entry))].reduce((sum, f) => sum + gz(f), 0);
+  worst = Math.max(worst, js);
+  console.log(`pkg size: ${entry}: wasm ${kb(wasm)} + JS ${kb(js)} = ${kb(wasm + js)} gzipped`);
+}
+const cjs = gz(join(out, "entry/node.cjs"));
+console.log(`pkg size: entry/node.cjs: wasm ${kb(wasm)} + JS ${kb(cjs)} = ${kb(wasm + cjs)} gzipped`);
+worst = Math.max(worst, cjs);
+if (wasm + worst > limit) {
+  console.error(`pkg size: ${kb(wasm + worst)} is over the ${kb(limit)} budget`);
+  process.exit(1);
+}
+JS
+echo "build-pkg: $OUT/ ready"

@@ -1,0 +1,188 @@
+//! Values across the boundary: clock readings, constructor options, call context, storage records.
+
+use super::error::{range_error, type_error};
+use crate::changes::Changes;
+use crate::context::CallContext;
+use crate::engine::EngineConfig;
+use js_sys::{Array, BigInt, Object, Reflect, Uint8Array};
+use wasm_bindgen::{JsCast, JsValue};
+
+/// Largest integer a JS number holds exactly; larger clock readings or seeds would be silently rounded.
+const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+/// A clock reading (epoch ms). Fractions (e.g. from `performance.now()`-based clocks) are dropped.
+pub fn now(value: f64) -> Result<u64, JsValue> {
+    if !(0.0..=MAX_SAFE_INTEGER).contains(&value) {
+        return Err(range_error(&format!(
+            "clock reading must be a finite, non-negative number of milliseconds, got {value}"
+        )));
+    }
+    // In range and finite, so the truncating cast is exact for the integer part.
+    Ok(value.trunc() as u64)
+}
+
+/// `options.<key>` when `options` is an object and the key is present (not `undefined`/`null`).
+fn field(options: &JsValue, key: &str) -> Result<Option<JsValue>, JsValue> {
+    if options.is_undefined() || options.is_null() {
+        return Ok(None);
+    }
+    if !options.is_object() {
+        return Err(type_error("options must be an object"));
+    }
+    let value = Reflect::get(options, &JsValue::from_str(key))?;
+    Ok((!value.is_undefined() && !value.is_null()).then_some(value))
+}
+
+fn string_field(options: &JsValue, key: &str) -> Result<Option<String>, JsValue> {
+    match field(options, key)? {
+        None => Ok(None),
+        Some(v) => v
+            .as_string()
+            .map(Some)
+            .ok_or_else(|| type_error(&format!("options.{key} must be a string"))),
+    }
+}
+
+/// A non-negative integer given as a JS number (exact) or a BigInt (for full 64-bit seeds).
+fn integer_field(options: &JsValue, key: &str) -> Result<Option<u64>, JsValue> {
+    let Some(value) = field(options, key)? else {
+        return Ok(None);
+    };
+    if let Some(n) = value.as_f64() {
+        if (0.0..=MAX_SAFE_INTEGER).contains(&n) && n.fract() == 0.0 {
+            return Ok(Some(n as u64));
+        }
+        return Err(range_error(&format!(
+            "options.{key} must be a non-negative safe integer (use a BigInt for larger values), got {n}"
+        )));
+    }
+    if let Some(big) = value.dyn_ref::<BigInt>() {
+        return u64::try_from(big.clone()).map(Some).map_err(|_| {
+            range_error(&format!(
+                "options.{key} must fit in an unsigned 64-bit integer"
+            ))
+        });
+    }
+    Err(type_error(&format!(
+        "options.{key} must be a number or a BigInt"
+    )))
+}
+
+/// The engine configuration from `{seed?, region?, accountId?, defaultHost?, standardInflightLimit?,
+/// fifoInflightLimit?}`. With no seed, one is drawn here — never at module load, which workerd forbids.
+pub fn config(options: &JsValue) -> Result<EngineConfig, JsValue> {
+    let seed = match integer_field(options, "seed")? {
+        Some(seed) => seed,
+        None => getrandom::u64().map_err(|e| -> JsValue {
+            js_sys::Error::new(&format!("could not draw a random seed: {e}")).into()
+        })?,
+    };
+    let mut config = EngineConfig {
+        seed,
+        ..EngineConfig::default()
+    };
+    if let Some(region) = string_field(options, "region")? {
+        config.region = region;
+    }
+    if let Some(account) = string_field(options, "accountId")? {
+        config.account_id = account;
+    }
+    if let Some(host) = string_field(options, "defaultHost")? {
+        config.default_host = host;
+    }
+    if let Some(limit) = integer_field(options, "standardInflightLimit")? {
+        config.standard_inflight_limit = usize::try_from(limit)
+            .map_err(|_| range_error("options.standardInflightLimit is too large"))?;
+    }
+    if let Some(limit) = integer_field(options, "fifoInflightLimit")? {
+        config.fifo_inflight_limit = usize::try_from(limit)
+            .map_err(|_| range_error("options.fifoInflightLimit is too large"))?;
+    }
+    Ok(config)
+}
+
+/// The per-call context `{region?, host?, scheme?, traceHeader?, senderId?}`; absent means defaults.
+pub fn context(value: &JsValue) -> Result<CallContext, JsValue> {
+    Ok(CallContext {
+        region: string_field(value, "region")?,
+        host: string_field(value, "host")?,
+        trace_header: string_field(value, "traceHeader")?,
+        sender_id: string_field(value, "senderId")?,
+        scheme: string_field(value, "scheme")?,
+    })
+}
+
+/// The inverse of [`context`]; absent fields are left out.
+pub fn context_to_js(ctx: &CallContext) -> Result<JsValue, JsValue> {
+    let out = Object::new();
+    let fields = [
+        ("region", &ctx.region),
+        ("host", &ctx.host),
+        ("traceHeader", &ctx.trace_header),
+        ("senderId", &ctx.sender_id),
+        ("scheme", &ctx.scheme),
+    ];
+    for (key, value) in fields {
+        if let Some(value) = value {
+            Reflect::set(&out, &JsValue::from_str(key), &JsValue::from_str(value))?;
+        }
+    }
+    Ok(out.into())
+}
+
+/// Bytes from a `Uint8Array`, or a string taken as UTF-8.
+pub fn bytes(value: &JsValue, what: &str) -> Result<Vec<u8>, JsValue> {
+    if let Some(array) = value.dyn_ref::<Uint8Array>() {
+        return Ok(array.to_vec());
+    }
+    if let Some(text) = value.as_string() {
+        return Ok(text.into_bytes());
+    }
+    Err(type_error(&format!(
+        "{what} must be a Uint8Array or a string"
+    )))
+}
+
+/// Storage records from any iterable of `[key: string, value: Uint8Array]` pairs.
+pub fn records(value: &JsValue) -> Result<Vec<(String, Vec<u8>)>, JsValue> {
+    let Some(iter) = js_sys::try_iter(value)? else {
+        return Err(type_error(
+            "records must be an iterable of [string, Uint8Array] pairs",
+        ));
+    };
+    let mut out = Vec::new();
+    for entry in iter {
+        let entry = entry?;
+        let pair = entry
+            .dyn_ref::<Array>()
+            .filter(|a| a.length() == 2)
+            .ok_or_else(|| type_error("each record must be a [string, Uint8Array] pair"))?;
+        let key = pair
+            .get(0)
+            .as_string()
+            .ok_or_else(|| type_error("a record key must be a string"))?;
+        let value = pair
+            .get(1)
+            .dyn_into::<Uint8Array>()
+            .map_err(|_| type_error("a record value must be a Uint8Array"))?;
+        out.push((key, value.to_vec()));
+    }
+    Ok(out)
+}
+
+/// `{ put: [string, Uint8Array][], del: string[] }`, the batch a storage adapter commits.
+pub fn changes(changes: Changes) -> Result<JsValue, JsValue> {
+    let put = Array::new();
+    for (key, value) in changes.put {
+        let pair = Array::of2(&JsValue::from(key), &Uint8Array::from(value.as_slice()));
+        put.push(&pair);
+    }
+    let del = Array::new();
+    for key in changes.del {
+        del.push(&JsValue::from(key));
+    }
+    let out = Object::new();
+    Reflect::set(&out, &JsValue::from_str("put"), &put)?;
+    Reflect::set(&out, &JsValue::from_str("del"), &del)?;
+    Ok(out.into())
+}

@@ -1,0 +1,146 @@
+//! `WasqCore`: one [`Service`] behind the JS wrapper's `Engine`.
+//!
+//! Every method takes the clock reading from JS (`now`, epoch ms) because the core never reads a
+//! clock. Mutating calls leave their changes and events in the service; the wrapper drains them
+//! with `takeChanges` / `takeEvents` after each call, so a failed storage commit can be handled in
+//! JS before anything is shown to the caller.
+
+use super::error::{restore_error, sqs_error};
+use super::{convert, http};
+use crate::context::CallContext;
+use crate::error::SqsError;
+use crate::protocol;
+use crate::service::Service;
+use wasm_bindgen::prelude::*;
+
+/// The engine state of one JS `Engine`.
+#[wasm_bindgen]
+pub struct WasqCore {
+    service: Service,
+    seed: u64,
+    /// Counts HTTP requests so each gets a distinct, seed-derived request id.
+    requests: u64,
+}
+
+#[wasm_bindgen]
+impl WasqCore {
+    /// `new WasqCore(options?, records?)`: a fresh engine, or one restored from storage records.
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: JsValue, records: JsValue) -> Result<WasqCore, JsValue> {
+        let config = convert::config(&options)?;
+        let seed = config.seed;
+        let service = if records.is_undefined() || records.is_null() {
+            Service::new(config)
+        } else {
+            let records = convert::records(&records)?;
+            Service::restore(config, records).map_err(|e| restore_error(&e))?
+        };
+        Ok(WasqCore {
+            service,
+            seed,
+            requests: 0,
+        })
+    }
+
+    /// The seed in use (drawn at construction when none was given), so a rebuild can reuse it.
+    #[wasm_bindgen(getter)]
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Run one SQS action with its AWS JSON parameters (JSON text); answers JSON text.
+    /// Throws an `Error` named after the SQS error shape.
+    pub fn dispatch(
+        &mut self,
+        now: f64,
+        action: &str,
+        params_json: &str,
+        context: JsValue,
+    ) -> Result<String, JsValue> {
+        let now = convert::now(now)?;
+        let ctx = convert::context(&context)?;
+        let params: serde_json::Value = serde_json::from_str(params_json)
+            .map_err(|e| sqs_error(&SqsError::Serialization(e.to_string())))?;
+        let out = self
+            .service
+            .dispatch(now, &ctx, action, params)
+            .map_err(|e| sqs_error(&e))?;
+        Ok(out.to_string())
+    }
+
+    /// Answer one HTTP request (AWS JSON 1.0 or Query) through the protocol layer:
+    /// `{method, path, query, headers: [name, value][], body}` → `{status, headers, body}`.
+    /// SQS errors become error responses, not exceptions; only malformed JS values throw.
+    #[wasm_bindgen(js_name = handleHttp)]
+    pub fn handle_http(
+        &mut self,
+        now: f64,
+        request: JsValue,
+        options: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let now = convert::now(now)?;
+        let req = http::request(&request)?;
+        let opts = http::options(&options)?;
+        self.requests = self.requests.wrapping_add(1);
+        let id = protocol::request_id(self.seed, self.requests);
+        http::response(protocol::handle(&mut self.service, now, &req, &opts, &id))
+    }
+
+    /// What the protocol layer reads from a request's headers: `{region?, host?, scheme?,
+    /// traceHeader?, senderId?}`, usable as the context of later calls for the same caller.
+    #[wasm_bindgen(js_name = requestContext)]
+    pub fn request_context(&self, request: JsValue) -> Result<JsValue, JsValue> {
+        convert::context_to_js(&protocol::call_context(&http::request(&request)?))
+    }
+
+    /// Apply everything due at `now` (visibility expiries, delay ends, retention).
+    pub fn tick(&mut self, now: f64) -> Result<(), JsValue> {
+        self.service.tick(convert::now(now)?);
+        Ok(())
+    }
+
+    /// When the engine next has time-driven work (epoch ms), or `undefined`.
+    #[wasm_bindgen(js_name = nextDeadline)]
+    pub fn next_deadline(&self) -> Option<f64> {
+        // Deadlines are clock readings, which came in as JS numbers, so they fit in f64 exactly.
+        self.service.next_deadline().map(|d| d as f64)
+    }
+
+    /// The durable changes since the last call: `{ put: [key, Uint8Array][], del: key[] }`.
+    #[wasm_bindgen(js_name = takeChanges)]
+    pub fn take_changes(&mut self) -> Result<JsValue, JsValue> {
+        convert::changes(self.service.take_changes())
+    }
+
+    /// Events since the last call, as a JSON array.
+    #[wasm_bindgen(js_name = takeEvents)]
+    pub fn take_events(&mut self) -> Result<String, JsValue> {
+        serde_json::to_string(&self.service.take_events())
+            .map_err(|e| js_sys::Error::new(&format!("could not encode events: {e}")).into())
+    }
+
+    /// A read-only view of one queue and its messages, as JSON text.
+    pub fn peek(&mut self, now: f64, queue_url: &str, context: JsValue) -> Result<String, JsValue> {
+        let now = convert::now(now)?;
+        let ctx = convert::context(&context)?;
+        let out = self
+            .service
+            .peek(now, &ctx, queue_url)
+            .map_err(|e| sqs_error(&e))?;
+        Ok(out.to_string())
+    }
+
+    /// Would a ReceiveMessage on the queue return something at `now`? (Long polling asks this.)
+    pub fn receivable(
+        &mut self,
+        now: f64,
+        queue_url: &str,
+        context: JsValue,
+    ) -> Result<bool, JsValue> {
+        let now = convert::now(now)?;
+        let ctx: CallContext = convert::context(&context)?;
+        self.service
+            .receivable(now, &ctx, queue_url)
+            .map_err(|e| sqs_error(&e))
+    }
+}
