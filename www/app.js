@@ -115,7 +115,8 @@ async function runStep(step) {
   let unexpected = null;
   for (const action of def.steps[step].actions) {
     const err = await pg.apply(action);
-    if (err && err.name !== def.steps[step].expectError) unexpected = err;
+    const expected = def.steps[step].expectError;
+    if (err && err.name !== expected && err.code !== expected) unexpected = err;
   }
   scenario.step = step;
   showError($("#scenario-error"), unexpected);

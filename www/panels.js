@@ -105,15 +105,13 @@ export function showError(slot, err) {
   msg.className = "msg";
   msg.textContent = err.message;
   slot.append(code, msg);
-  if (err.code && err.code !== err.name) {
+  const extra = [];
+  if (err.code && err.code !== err.name) extra.push(`query code ${err.code}`);
+  if (err.httpStatus) extra.push(`HTTP ${err.httpStatus}`);
+  if (extra.length) {
     const q = document.createElement("span");
-    q.className = "muted small";
-    q.textContent = ` (${err.code}${err.httpStatus ? `, HTTP ${err.httpStatus}` : ""})`;
-    slot.append(q);
-  } else if (err.httpStatus) {
-    const q = document.createElement("span");
-    q.className = "muted small";
-    q.textContent = ` (HTTP ${err.httpStatus})`;
+    q.className = "query-code muted small";
+    q.textContent = ` (${extra.join(", ")})`;
     slot.append(q);
   }
 }

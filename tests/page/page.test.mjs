@@ -85,7 +85,8 @@ test("an SQS error appears where it happened, with its code and message", async 
   // A FIFO send without a group id fails at the send form, not elsewhere.
   await createQueue(page, { name: "q", fifo: true });
   await send(page, "no group");
-  assert.equal(await page.textContent("#send-form .error .sqs-code"), "MissingParameter");
+  assert.equal(await page.textContent("#send-form .error .sqs-code"), "MissingRequiredParameterException");
+  assert.match(await page.textContent("#send-form .error .query-code"), /MissingParameter/);
   assert.equal(await page.isHidden("#create-form .error"), true, "the create form's error cleared on success");
   await page.screenshot({ path: join(ARTIFACTS, "error.png") });
   await page.context().close();
@@ -159,7 +160,8 @@ test("the heartbeat keeps a message in flight until the 12-hour cap stops it", a
   // Jump to the cap: the heartbeat's next extension is refused and the page says why.
   await page.evaluate(() => window.wasq.step(12 * 3600 * 1000));
   await settled(page);
-  assert.equal(await page.textContent("#consumer-0 .error .sqs-code"), "InvalidParameterValue");
+  assert.equal(await page.textContent("#consumer-0 .error .sqs-code"), "InvalidParameterValueException");
+  assert.match(await page.textContent("#consumer-0 .error .msg"), /Total VisibilityTimeout for the message is beyond the limit/);
   assert.equal(await page.getAttribute("#consumer-0 .held li .hb", "aria-pressed"), "false");
   assert.deepEqual(await mismatches(page), []);
   await page.context().close();

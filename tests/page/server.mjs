@@ -17,7 +17,8 @@ const TYPES = {
 
 export function startStaticServer(repoRoot) {
   const mounts = [
-    ["/pkg/", resolve(repoRoot, "pkg")],
+    // WASQ_PKG_DIR: test a package built somewhere other than pkg/.
+    ["/pkg/", resolve(process.env.WASQ_PKG_DIR || resolve(repoRoot, "pkg"))],
     ["/", resolve(repoRoot, "www")],
   ];
   const server = createServer((req, res) => {
