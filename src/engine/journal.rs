@@ -16,6 +16,8 @@ pub(crate) enum RecordKey {
     State(u64, u64),
     /// One FIFO deduplication entry.
     Dedup(u64, u64),
+    /// One cached FIFO receive (ReceiveRequestAttemptId).
+    Attempt(u64, u64),
     /// A recently deleted queue name (the 60-second re-create rule).
     Deleted(String),
     /// A message-move task.

@@ -337,7 +337,7 @@ impl Engine {
             attributes: old.attributes.clone(),
             extra,
             group,
-            sent_at: old.sent_at,
+            sent_at: now,
             enqueued_at: now,
             state: MessageState::Visible,
             deadline: 0,

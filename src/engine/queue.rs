@@ -57,11 +57,14 @@ pub(crate) struct DedupEntry {
     pub(crate) n: u64,
 }
 
-/// A cached FIFO receive, replayed for a retry with the same ReceiveRequestAttemptId.
-#[derive(Debug, Clone)]
+/// A cached FIFO receive, replayed for a retry with the same ReceiveRequestAttemptId. Persisted:
+/// a client retries exactly when it lost the answer, which a restart may have caused.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Attempt {
     pub(crate) expires_at: u64,
     pub(crate) deliveries: Vec<(u64, u32)>,
+    /// Record number (`a/<queue>/<n>`).
+    pub(crate) n: u64,
 }
 
 /// Why a message left the queue; decides its event and how `peek` shows it.
@@ -119,6 +122,9 @@ pub(crate) struct Queue {
     pub(crate) next_dedup: u64,
     pub(crate) attempts: FxHashMap<String, Attempt>,
     attempt_order: VecDeque<(u64, String)>,
+    /// Record number → attempt id.
+    pub(crate) attempt_keys: FxHashMap<u64, String>,
+    pub(crate) next_attempt: u64,
     pub(crate) removed: VecDeque<Removed>,
 }
 
@@ -152,6 +158,8 @@ impl Queue {
             next_dedup: 0,
             attempts: FxHashMap::default(),
             attempt_order: VecDeque::new(),
+            attempt_keys: FxHashMap::default(),
+            next_attempt: 0,
             removed: VecDeque::new(),
         }
     }
@@ -213,7 +221,9 @@ impl Queue {
                 (None, Some(r)) => self.expire(r.1, r.0, j),
             }
         }
-        self.forget_expired_attempts(now);
+        for n in self.forget_expired_attempts(now) {
+            j.touch(super::journal::RecordKey::Attempt(self.uid, n));
+        }
     }
 
     fn expire(&mut self, seq: u64, at: u64, j: &mut Journal) {
@@ -576,13 +586,29 @@ impl Queue {
         gone
     }
 
-    pub(crate) fn remember_attempt(&mut self, id: String, attempt: Attempt) {
+    /// Cache a receive under its attempt id; returns the record number it replaces.
+    pub(crate) fn remember_attempt(&mut self, id: String, attempt: Attempt) -> Option<u64> {
         self.attempt_order
             .push_back((attempt.expires_at, id.clone()));
-        self.attempts.insert(id, attempt);
+        self.attempt_keys.insert(attempt.n, id.clone());
+        let old = self.attempts.insert(id, attempt).map(|a| a.n);
+        if let Some(n) = old {
+            self.attempt_keys.remove(&n);
+        }
+        old
     }
 
-    fn forget_expired_attempts(&mut self, now: u64) {
+    /// Forget every cached attempt (purge, delete); returns their record numbers.
+    pub(crate) fn clear_attempts(&mut self) -> Vec<u64> {
+        let gone = self.attempt_keys.keys().copied().collect();
+        self.attempts.clear();
+        self.attempt_order.clear();
+        self.attempt_keys.clear();
+        gone
+    }
+
+    fn forget_expired_attempts(&mut self, now: u64) -> Vec<u64> {
+        let mut gone = Vec::new();
         while let Some((at, _)) = self.attempt_order.front() {
             if *at > now {
                 break;
@@ -590,10 +616,18 @@ impl Queue {
             let Some((at, key)) = self.attempt_order.pop_front() else {
                 break;
             };
-            if self.attempts.get(&key).is_some_and(|a| a.expires_at == at) {
+            if let Some(n) = self
+                .attempts
+                .get(&key)
+                .filter(|a| a.expires_at == at)
+                .map(|a| a.n)
+            {
+                gone.push(n);
+                self.attempt_keys.remove(&n);
                 self.attempts.remove(&key);
             }
         }
+        gone
     }
 
     /// Every message's sequence, in send order (for purge, delete and peek; not a hot path).

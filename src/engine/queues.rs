@@ -141,8 +141,11 @@ impl Engine {
         for seq in q.seqs_in_order() {
             q.remove(seq, now, Removal::QueueDeleted, &mut self.journal);
         }
-        for entry in q.dedup.values() {
-            self.journal.touch(RecordKey::Dedup(uid, entry.n));
+        for n in q.clear_dedup() {
+            self.journal.touch(RecordKey::Dedup(uid, n));
+        }
+        for n in q.clear_attempts() {
+            self.journal.touch(RecordKey::Attempt(uid, n));
         }
         self.by_name.remove(&q.name);
         self.deleted_names.insert(q.name.clone(), now);
@@ -403,7 +406,9 @@ impl Engine {
         for n in q.clear_dedup() {
             self.journal.touch(RecordKey::Dedup(uid, n));
         }
-        q.attempts.clear();
+        for n in q.clear_attempts() {
+            self.journal.touch(RecordKey::Attempt(uid, n));
+        }
         self.journal.touch(RecordKey::Queue(uid));
         self.sync_deadline(uid);
         Ok(json!({}))

@@ -92,13 +92,21 @@ impl Engine {
                     .iter()
                     .filter_map(|seq| q.messages.get(seq).map(|m| (*seq, m.serial)))
                     .collect();
-                q.remember_attempt(
+                let n = q.next_attempt;
+                q.next_attempt += 1;
+                let replaced = q.remember_attempt(
                     id,
                     Attempt {
                         expires_at: now + ATTEMPT_WINDOW_MS,
                         deliveries,
+                        n,
                     },
                 );
+                self.journal.touch(RecordKey::Attempt(uid, n));
+                self.journal.touch(RecordKey::Queue(uid));
+                if let Some(old) = replaced {
+                    self.journal.touch(RecordKey::Attempt(uid, old));
+                }
             }
         }
         Ok(self.render_messages(uid, &delivered, &req))

@@ -10,6 +10,7 @@
 //! | `m/<queue>/<seq>` | a message's immutable content (written once) |
 //! | `s/<queue>/<seq>` | a message's delivery state (rewritten on receive and visibility changes) |
 //! | `d/<queue>/<n>` | a FIFO deduplication entry |
+//! | `a/<queue>/<n>` | a cached FIFO receive (ReceiveRequestAttemptId), for retries |
 //! | `x/<name>` | a recently deleted queue name |
 //! | `t/<task>` | a message-move task |
 //!
@@ -21,7 +22,7 @@ use super::ids::{format_uuid, parse_uuid};
 use super::journal::RecordKey;
 use super::message::{Message, MessageExtra, MessageState};
 use super::move_tasks::MoveTask;
-use super::queue::{DedupEntry, Queue};
+use super::queue::{Attempt, DedupEntry, Queue};
 use super::{Engine, EngineConfig};
 use crate::changes::Changes;
 use crate::model::MessageAttributes;
@@ -66,6 +67,8 @@ struct QueueRecord {
     last_purge: Option<u64>,
     dedup_per_group: bool,
     next_dedup: u64,
+    #[serde(default)]
+    next_attempt: u64,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -100,6 +103,12 @@ struct DedupRecord {
 }
 
 #[derive(Serialize, Deserialize)]
+struct AttemptRecord {
+    id: String,
+    attempt: Attempt,
+}
+
+#[derive(Serialize, Deserialize)]
 struct DeletedRecord {
     at: u64,
 }
@@ -111,6 +120,7 @@ fn key_string(key: &RecordKey) -> String {
         RecordKey::Content(q, s) => format!("m/{q:016x}/{s:016x}"),
         RecordKey::State(q, s) => format!("s/{q:016x}/{s:016x}"),
         RecordKey::Dedup(q, n) => format!("d/{q:016x}/{n:016x}"),
+        RecordKey::Attempt(q, n) => format!("a/{q:016x}/{n:016x}"),
         RecordKey::Deleted(name) => format!("x/{name}"),
         RecordKey::Task(t) => format!("t/{t:016x}"),
     }
@@ -155,6 +165,7 @@ impl Engine {
                     last_purge: q.last_purge,
                     dedup_per_group: q.dedup_per_group,
                     next_dedup: q.next_dedup,
+                    next_attempt: q.next_attempt,
                 })
             }
             RecordKey::Content(uid, seq) => {
@@ -191,6 +202,14 @@ impl Engine {
                     seq: e.seq,
                 })
             }
+            RecordKey::Attempt(uid, n) => {
+                let q = self.queues.get(uid)?;
+                let id = q.attempt_keys.get(n)?;
+                to_bytes(&AttemptRecord {
+                    id: id.clone(),
+                    attempt: q.attempts.get(id)?.clone(),
+                })
+            }
             RecordKey::Deleted(name) => to_bytes(&DeletedRecord {
                 at: *self.deleted_names.get(name)?,
             }),
@@ -211,6 +230,7 @@ impl Engine {
         let mut contents: BTreeMap<(u64, u64), ContentRecord> = BTreeMap::new();
         let mut states: BTreeMap<(u64, u64), StateRecord> = BTreeMap::new();
         let mut dedups: Vec<(u64, u64, DedupRecord)> = Vec::new();
+        let mut attempts: Vec<(u64, AttemptRecord)> = Vec::new();
         let mut meta: Option<MetaRecord> = None;
         for (key, value) in records {
             let corrupt = |what: &str| RestoreError::Corrupt(format!("record {key:?}: {what}"));
@@ -243,6 +263,7 @@ impl Engine {
                     states.insert((hex(q)?, hex(s)?), json!());
                 }
                 ["d", q, n] => dedups.push((hex(q)?, hex(n)?, json!())),
+                ["a", q, _] => attempts.push((hex(q)?, json!())),
                 ["x", name] => {
                     let r: DeletedRecord = json!();
                     engine.deleted_names.insert((*name).to_string(), r.at);
@@ -275,6 +296,7 @@ impl Engine {
             q.last_purge = r.last_purge;
             q.dedup_per_group = r.dedup_per_group;
             q.next_dedup = r.next_dedup;
+            q.next_attempt = r.next_attempt;
             engine.by_name.insert(r.name, uid);
             engine.queues.insert(uid, q);
         }
@@ -331,6 +353,12 @@ impl Engine {
                     n,
                 },
             );
+        }
+        attempts.sort_by_key(|(_, a)| a.attempt.expires_at);
+        for (uid, a) in attempts {
+            if let Some(q) = engine.queues.get_mut(&uid) {
+                q.remember_attempt(a.id, a.attempt);
+            }
         }
         let uids: Vec<u64> = engine.queues.keys().copied().collect();
         for uid in uids {

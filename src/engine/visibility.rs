@@ -84,11 +84,15 @@ impl Engine {
             if !(m.state == MessageState::InFlight && m.serial == r.serial) {
                 return Err(expired(handle));
             }
-        } else if m.state != MessageState::InFlight {
-            // AWS answers 200 for a handle whose visibility already ran out (spec §7.3) and does
-            // not hide the message again: someone else may be receiving it.
+        } else if m.state != MessageState::InFlight && m.serial != r.serial {
+            // The message was delivered again since this handle was minted and that delivery's
+            // window ran out too: AWS answers 200 (spec §7.3), and hiding it again would take it
+            // from whoever receives it next.
             return Ok(());
         }
+        // Otherwise (in flight, or expired but not re-received) the change applies: repeated
+        // extension works after the original window as long as nobody else received the
+        // message (spec §7.2).
         let timeout_ms = timeout as u64 * 1000;
         // The 12-hour cap counts from the receive and is not reset by extensions. Reaching it
         // exactly is refused, so 43,200 right after a receive fails and 43,195 works (spec §7.2).
