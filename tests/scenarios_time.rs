@@ -27,6 +27,7 @@ fn next_deadline_is_the_earliest_of_delay_visibility_and_retention() {
     let got = h.receive_with(&url, json!({"VisibilityTimeout": 20}));
     assert_eq!(bodies(&got), vec!["stored"]);
     assert_eq!(h.svc.next_deadline(), Some(T0 + 20_000));
+    h.events();
     // tick exactly at the deadline applies it; the next deadline moves on.
     h.now = T0 + 20_000;
     h.svc.tick(h.now);
