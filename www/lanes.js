@@ -12,6 +12,8 @@ export const LANES = [
   { id: "dlq", title: "Dead-letter queue", hint: "" },
 ];
 const RING = 2 * Math.PI * 8;
+// Drawn, not an emoji: emoji fonts are missing on many Linux systems.
+const LOCK_SVG = `<svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><rect x="3" y="7" width="10" height="8" rx="1.5" fill="currentColor"/><path d="M5 7V5a3 3 0 0 1 6 0v2" fill="none" stroke="currentColor" stroke-width="1.8"/></svg>`;
 const reducedMotion = matchMedia("(prefers-reduced-motion: reduce)");
 
 /** The lane a peeked message belongs in (the page tests use the same rule, stated in README.md). */
@@ -76,8 +78,10 @@ export class LanesView {
       if (head) {
         const locked = Boolean(locks.get(g));
         head.dataset.locked = locked;
-        head.querySelector(".lock").textContent = locked ? "🔒" : "";
-        head.querySelector(".lock").setAttribute("aria-label", locked ? "locked: a message is in flight" : "");
+        const lock = head.querySelector(".lock");
+        lock.innerHTML = locked ? LOCK_SVG : "";
+        lock.title = locked ? "Locked: a message of this group is in flight" : "";
+        head.querySelector(".lock-text").textContent = locked ? "locked" : "";
       }
     }
 
@@ -137,7 +141,7 @@ export class LanesView {
       if (fifo) {
         const gh = el("div", "group-head");
         gh.dataset.group = g;
-        gh.append(el("span", "lock"), el("span", "gname", g));
+        gh.append(el("span", "lock"), el("span", "gname", g), el("span", "lock-text"));
         row.append(gh);
       }
       for (const l of lanes) {
@@ -190,15 +194,15 @@ export class LanesView {
       const total = win && win.to === m.visibleAt ? Math.max(1, win.to - win.from) : Math.max(1, m.visibleAt - now);
       const left = Math.max(0, m.visibleAt - now);
       ring.querySelector(".left").style.strokeDashoffset = String(RING * (1 - left / total));
-      ring.hidden = false;
+      ring.removeAttribute("hidden");
       when.textContent = `${fmtSeconds(left)} left`;
       status = `in flight${holder ? `, held by consumer ${holder}` : ""}, visible again in ${fmtSeconds(left)}`;
     } else if (m.state === "delayed" && m.delayedUntil !== undefined) {
-      ring.hidden = true;
+      ring.setAttribute("hidden", "");
       when.textContent = `delay ${fmtSeconds(Math.max(0, m.delayedUntil - now))}`;
       status = `delayed for ${fmtSeconds(Math.max(0, m.delayedUntil - now))}`;
     } else {
-      ring.hidden = true;
+      ring.setAttribute("hidden", "");
       when.textContent = isRemoved(m.state) || m.state === "dead-lettered" || lane === "dlq" ? m.state.replace("-", " ") : "";
     }
     // The removed tail fades with age: the oldest entries are the faintest.

@@ -125,6 +125,7 @@ test("?embed hides the chrome; 375 px wide stays readable without sideways scrol
   assert.ok(fontPx >= 11, `card text is ${fontPx}px`);
   assert.deepEqual(await mismatches(page), []);
   assert.match(page.url(), /\?embed&scenario=fifo-two-groups&step=2$/);
+  await page.waitForTimeout(600); // entering cards fade in
   await page.screenshot({ path: join(ARTIFACTS, "narrow-375.png"), fullPage: true });
   await page.context().close();
 });

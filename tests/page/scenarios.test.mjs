@@ -67,7 +67,8 @@ const CHECKS = {
   "fifo-one-group": {
     1: async (page) => {
       assert.equal(await page.getAttribute('.group-head[data-group="cart"]', "data-locked"), "true");
-      assert.match(await page.textContent('.group-head[data-group="cart"]'), /🔒/);
+      assert.equal(await page.isVisible('.group-head[data-group="cart"] .lock svg'), true);
+      assert.match(await page.textContent('.group-head[data-group="cart"]'), /locked/);
     },
     2: async (page) => {
       assert.deepEqual(await held(page, 1), []);
