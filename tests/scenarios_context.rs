@@ -1,0 +1,144 @@
+//! What the call context changes: region (queues are per account *and* region), the host and
+//! scheme queue URLs are built from, and required parameters (§1.1, §2, §4).
+mod common;
+
+use common::*;
+use serde_json::json;
+use wasq::CallContext;
+
+#[test]
+fn the_same_name_in_two_regions_is_two_queues() {
+    let mut h = Sqs::new();
+    let url = h.create("q", json!({}));
+    h.send(&url, "east");
+    let eu = CallContext {
+        region: Some("eu-west-1".into()),
+        ..CallContext::default()
+    };
+    let r = h
+        .svc
+        .dispatch(h.now, &eu, "CreateQueue", json!({"QueueName": "q"}))
+        .unwrap();
+    let eu_url = r["QueueUrl"].as_str().unwrap().to_string();
+    let a = h
+        .svc
+        .dispatch(
+            h.now,
+            &eu,
+            "GetQueueAttributes",
+            json!({"QueueUrl": eu_url, "AttributeNames": ["All"]}),
+        )
+        .unwrap();
+    assert_eq!(
+        a["Attributes"]["QueueArn"],
+        "arn:aws:sqs:eu-west-1:000000000000:q"
+    );
+    assert_eq!(a["Attributes"]["ApproximateNumberOfMessages"], "0");
+    assert_eq!(h.counts(&url), (1, 0, 0));
+    assert_eq!(h.attr(&url, "QueueArn").unwrap(), Sqs::arn("q"));
+    // A region with no queues lists nothing.
+    let west = CallContext {
+        region: Some("us-west-2".into()),
+        ..CallContext::default()
+    };
+    let r = h
+        .svc
+        .dispatch(h.now, &west, "ListQueues", json!({}))
+        .unwrap();
+    assert!(r.get("QueueUrls").is_none(), "{r}");
+    // Both regions survive a restore.
+    let mut restored = h.restored();
+    assert_eq!(restored.counts(&url), (1, 0, 0));
+    let a = restored
+        .svc
+        .dispatch(
+            h.now,
+            &eu,
+            "GetQueueAttributes",
+            json!({"QueueUrl": eu_url, "AttributeNames": ["QueueArn"]}),
+        )
+        .unwrap();
+    assert_eq!(
+        a["Attributes"]["QueueArn"],
+        "arn:aws:sqs:eu-west-1:000000000000:q"
+    );
+}
+
+#[test]
+fn queue_urls_are_built_from_the_request_host() {
+    let mut h = Sqs::new();
+    h.ctx.host = Some("sqs.example.test:8443".into());
+    h.ctx.scheme = Some("https".into());
+    let r = h.ok("CreateQueue", json!({"QueueName": "hq"}));
+    assert_eq!(
+        r["QueueUrl"],
+        "https://sqs.example.test:8443/000000000000/hq"
+    );
+    h.ctx = CallContext::default();
+    let r = h.ok("GetQueueUrl", json!({"QueueName": "hq"}));
+    assert_eq!(r["QueueUrl"], Sqs::url("hq"));
+    let r = h.ok("ListQueues", json!({}));
+    assert_eq!(r["QueueUrls"], json!([Sqs::url("hq")]));
+}
+
+#[test]
+fn missing_required_parameters() {
+    let mut h = Sqs::new();
+    let url = h.create("q", json!({}));
+    let cases = [
+        ("SendMessage", json!({"MessageBody": "x"}), "QueueUrl"),
+        ("CreateQueue", json!({}), "QueueName"),
+        ("GetQueueUrl", json!({}), "QueueName"),
+        ("DeleteMessage", json!({"QueueUrl": url}), "ReceiptHandle"),
+        ("ReceiveMessage", json!({}), "QueueUrl"),
+    ];
+    for (action, params, missing) in cases {
+        let e = h.err(action, params);
+        assert_err(
+            &e,
+            "MissingRequiredParameterException",
+            &format!("The request must contain the parameter {missing}."),
+        );
+    }
+}
+
+#[test]
+fn deleting_a_queue_invalidates_its_handles_and_messages() {
+    let mut h = Sqs::new();
+    let url = h.create("q", json!({}));
+    h.send(&url, "x");
+    let m = h.receive(&url, 1).remove(0);
+    h.ok("DeleteQueue", json!({"QueueUrl": url}));
+    let e = h.err(
+        "DeleteMessage",
+        json!({"QueueUrl": url, "ReceiptHandle": handle(&m)}),
+    );
+    assert_err(
+        &e,
+        "QueueDoesNotExist",
+        "The specified queue does not exist.",
+    );
+    h.advance_secs(60);
+    let url = h.create("q", json!({}));
+    assert_eq!(h.counts(&url), (0, 0, 0));
+    assert!(h.receive(&url, 10).is_empty());
+}
+
+#[test]
+fn long_poll_with_messages_available_returns_at_once() {
+    let mut h = Sqs::new();
+    let url = h.create("q", json!({"ReceiveMessageWaitTimeSeconds": "20"}));
+    h.send(&url, "a");
+    h.send(&url, "b");
+    let r = h.ok(
+        "ReceiveMessage",
+        json!({"QueueUrl": url, "MaxNumberOfMessages": 3}),
+    );
+    assert_eq!(messages(&r).len(), 2);
+    h.send(&url, "c");
+    let r = h.ok(
+        "ReceiveMessage",
+        json!({"QueueUrl": url, "WaitTimeSeconds": 5}),
+    );
+    assert_eq!(bodies(&messages(&r)), vec!["c"]);
+}
