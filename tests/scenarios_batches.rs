@@ -142,7 +142,7 @@ fn send_batch_without_failures_has_no_failed_key() {
     assert_eq!(r["Successful"].as_array().unwrap().len(), 10);
     assert!(
         r.get("Failed")
-            .map_or(true, |f| f.as_array().is_some_and(|a| a.is_empty())),
+            .is_none_or(|f| f.as_array().is_some_and(|a| a.is_empty())),
         "{r}"
     );
     assert_eq!(h.counts(&url), (10, 0, 0));
