@@ -21,3 +21,9 @@ export function fmtSeconds(ms) {
   if (s < 7200) return `${Math.floor(s / 60)} min ${s % 60} s`;
   return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
 }
+
+/** A FIFO sequence number made short enough for a card: the digits after its run of zeros. */
+export function shortSeq(seq) {
+  const m = /^\d+?0{4,}([1-9]\d*)$/.exec(seq);
+  return `…${m ? m[1] : seq.slice(-6)}`;
+}

@@ -3,7 +3,7 @@
 // another lane; FLIP (measure, move, invert, play) animates that move with the Web Animations API.
 
 import { isRemoved } from "./playground.js";
-import { fmtSeconds } from "./format.js";
+import { fmtSeconds, shortSeq } from "./format.js";
 
 export const LANES = [
   { id: "stored", title: "Stored", hint: "visible, ready to receive" },
@@ -180,7 +180,7 @@ export class LanesView {
     card.querySelector(".body").textContent = m.body;
     card.querySelector(".body").title = m.body;
     const seq = card.querySelector(".seq");
-    seq.textContent = m.sequenceNumber ? `seq …${m.sequenceNumber.slice(-4)}` : "";
+    seq.textContent = m.sequenceNumber ? `seq ${shortSeq(m.sequenceNumber)}` : "";
     seq.title = m.sequenceNumber ? `SequenceNumber ${m.sequenceNumber}` : "";
     const rc = card.querySelector(".rc");
     rc.textContent = m.receiveCount ? `received ×${m.receiveCount}` : "";

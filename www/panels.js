@@ -1,6 +1,6 @@
 // Everything around the lanes: counters, the timeline, consumer panels, errors, announcements.
 
-import { fmtClock, fmtSeconds } from "./format.js";
+import { fmtClock, fmtSeconds, shortSeq } from "./format.js";
 
 export const COUNTERS = [
   ["ApproximateNumberOfMessages", "visible"],
@@ -39,7 +39,7 @@ export function describe(e, pg) {
   switch (e.type) {
     case "queue-created": return `queue ${e.queue} created${e.fifo ? " (FIFO)" : ""}`;
     case "queue-deleted": return `queue ${e.queue} deleted`;
-    case "sent": return `${l} sent${e.groupId ? ` to group ${e.groupId}` : ""}${e.sequenceNumber ? `, seq …${e.sequenceNumber.slice(-4)}` : ""}${e.delayedUntil ? `, delayed until ${fmtClock(e.delayedUntil)}` : ""}`;
+    case "sent": return `${l} sent${e.groupId ? ` to group ${e.groupId}` : ""}${e.sequenceNumber ? `, seq ${shortSeq(e.sequenceNumber)}` : ""}${e.delayedUntil ? `, delayed until ${fmtClock(e.delayedUntil)}` : ""}`;
     case "deduplicated": return `send deduplicated against ${l} (MessageDeduplicationId ${short(e.deduplicationId)})`;
     case "delay-ended": return `${l} delay ended: visible`;
     case "received": return `${l} received (receive ${e.receiveCount}), hidden until ${fmtClock(e.visibleAt)}`;

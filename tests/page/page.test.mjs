@@ -184,3 +184,31 @@ test("play at 60× moves the clock and fires deadlines; pause stops it", async (
   assert.match(await page.textContent("#announcer"), /visib/);
   await page.context().close();
 });
+
+test("a long poll waits on the page's clock: it answers when a message arrives, or empty at its deadline", async () => {
+  const page = await openPage(browser, server.url);
+  await createQueue(page, { name: "lp" });
+  await page.fill("#consumer-1 [name=wait]", "20");
+  await page.click("#consumer-1 .receive");
+  await settled(page);
+  assert.equal(await page.textContent("#consumer-1 .status"), "long polling…");
+  await page.click('button[data-step="10000"]');
+  await settled(page);
+  assert.equal(await page.textContent("#consumer-1 .status"), "long polling…", "10 s into a 20 s wait");
+  await send(page, "late");
+  await page.click('button[data-step="1000"]');
+  await settled(page);
+  assert.match(await page.textContent("#consumer-1 .status"), /^received m1$/);
+  assert.deepEqual(await mismatches(page), []);
+  // Nothing arrives: the wait ends empty exactly at its deadline.
+  await page.fill("#consumer-0 [name=wait]", "5");
+  await page.click("#consumer-0 .receive");
+  await settled(page);
+  await page.evaluate(() => window.wasq.step(4999));
+  await settled(page);
+  assert.equal(await page.textContent("#consumer-0 .status"), "long polling…");
+  await page.evaluate(() => window.wasq.step(1));
+  await settled(page);
+  assert.equal(await page.textContent("#consumer-0 .status"), "no messages");
+  await page.context().close();
+});
