@@ -566,3 +566,43 @@ fn task_fails_when_the_destination_is_deleted() {
         "AWS.SimpleQueueService.NonExistentQueue"
     );
 }
+
+#[test]
+fn a_policy_set_after_the_receives_moves_on_the_next_receive() {
+    let mut h = Sqs::new();
+    let dlq = h.create("dlq", json!({}));
+    let src = h.create("src", json!({"VisibilityTimeout": "1"}));
+    h.send(&src, "x");
+    for _ in 0..3 {
+        assert_eq!(h.receive(&src, 1).len(), 1);
+        h.advance_secs(1);
+    }
+    h.set_attrs(&src, json!({"RedrivePolicy": redrive("dlq", 2)}));
+    assert!(h.receive(&src, 1).is_empty());
+    assert_eq!(receive_count(&h.receive(&dlq, 1)[0]), 4);
+}
+
+#[test]
+fn removing_the_policy_stops_moves() {
+    let (mut h, src, dlq) = pair(1);
+    h.send(&src, "x");
+    h.receive(&src, 1);
+    h.advance_secs(1);
+    h.set_attrs(&src, json!({"RedrivePolicy": ""}));
+    assert_eq!(h.receive(&src, 1).len(), 1);
+    assert_eq!(h.counts(&dlq), (0, 0, 0));
+}
+
+#[test]
+fn a_missing_dlq_at_move_time_loses_nothing() {
+    let (mut h, src, dlq) = pair(1);
+    h.send(&src, "x");
+    h.receive(&src, 1);
+    h.ok("DeleteQueue", json!({"QueueUrl": dlq}));
+    h.advance_secs(1);
+    let got = h.receive(&src, 1);
+    // §11.2: delivered again or kept, but never dropped.
+    let (v, nv, _) = h.counts(&src);
+    assert!(got.len() <= 1);
+    assert_eq!(v + nv, 1, "message still in the source queue");
+}

@@ -1,0 +1,132 @@
+//! Permissions, tags and encryption settings beyond the basics in scenarios_queues.rs
+//! (§3.1, §4.15, §4.18).
+mod common;
+
+use common::*;
+use serde_json::{json, Value};
+
+fn policy(h: &mut Sqs, url: &str) -> Value {
+    serde_json::from_str(&h.attr(url, "Policy").expect("Policy set")).expect("Policy is JSON")
+}
+
+#[test]
+fn wildcard_action_and_batch_variants() {
+    let mut h = Sqs::new();
+    let url = h.create("p", json!({}));
+    h.ok(
+        "AddPermission",
+        json!({"QueueUrl": url, "Label": "all", "AWSAccountIds": ["111111111111"], "Actions": ["*"]}),
+    );
+    assert_eq!(policy(&mut h, &url)["Statement"][0]["Action"], "SQS:*");
+}
+
+#[test]
+fn add_permission_rejects_owner_only_actions_and_bad_labels() {
+    let mut h = Sqs::new();
+    let url = h.create("p", json!({}));
+    // Sources disagree on the text for an ungrantable action (§4.18, §14.3): the code is agreed.
+    for bad in ["CreateQueue", "NotAnAction"] {
+        let e = h.err_unchanged(
+            &url,
+            "AddPermission",
+            json!({"QueueUrl": url, "Label": "x", "AWSAccountIds": ["111111111111"], "Actions": [bad]}),
+        );
+        assert_eq!(e.shape(), "InvalidParameterValueException", "{bad}");
+    }
+    for bad in ["has space", "bad:label", &"l".repeat(81)] {
+        let e = h.err_unchanged(
+            &url,
+            "AddPermission",
+            json!({"QueueUrl": url, "Label": bad, "AWSAccountIds": ["111111111111"], "Actions": ["SendMessage"]}),
+        );
+        assert_eq!(e.shape(), "InvalidParameterValueException", "{bad}");
+    }
+    assert!(!h.attrs(&url).contains_key("Policy"));
+}
+
+#[test]
+fn tag_limits() {
+    let mut h = Sqs::new();
+    let url = h.create("t", json!({}));
+    // Key 1–128 chars, value ≤256, no `aws:` prefix ([DOC] quotas); exact texts are moto's only.
+    let long_key = "k".repeat(129);
+    let long_value = "v".repeat(257);
+    for tags in [
+        json!({ long_key.as_str(): "v" }),
+        json!({ "k": long_value.as_str() }),
+        json!({ "aws:reserved": "v" }),
+    ] {
+        let e = h.err_unchanged(&url, "TagQueue", json!({"QueueUrl": url, "Tags": tags}));
+        assert_eq!(e.shape(), "InvalidParameterValueException", "{tags}");
+    }
+    let ok_key = "k".repeat(128);
+    let ok_value = "v".repeat(256);
+    h.ok(
+        "TagQueue",
+        json!({"QueueUrl": url, "Tags": { ok_key.as_str(): ok_value.as_str(), "a b_.:/=+-@": "x" }}),
+    );
+    let r = h.ok("ListQueueTags", json!({"QueueUrl": url}));
+    assert_eq!(r["Tags"].as_object().unwrap().len(), 2);
+}
+
+#[test]
+fn sse_sqs_can_be_turned_off_and_on() {
+    let mut h = Sqs::new();
+    let url = h.create("e", json!({"SqsManagedSseEnabled": "false"}));
+    assert_eq!(h.attr(&url, "SqsManagedSseEnabled").unwrap(), "false");
+    h.set_attrs(&url, json!({"SqsManagedSseEnabled": "true"}));
+    assert_eq!(h.attr(&url, "SqsManagedSseEnabled").unwrap(), "true");
+    let e = h.err_unchanged(
+        &url,
+        "SetQueueAttributes",
+        json!({"QueueUrl": url, "Attributes": {"SqsManagedSseEnabled": "maybe"}}),
+    );
+    assert_err(
+        &e,
+        "InvalidAttributeValue",
+        "Invalid value for the parameter SqsManagedSseEnabled.",
+    );
+}
+
+#[test]
+fn fifo_all_attributes_key_set() {
+    let mut h = Sqs::new();
+    let url = h.create_fifo("f.fifo", json!({}));
+    let mut keys: Vec<String> = h.attrs(&url).keys().cloned().collect();
+    keys.sort();
+    assert_eq!(
+        keys,
+        vec![
+            "ApproximateNumberOfMessages",
+            "ApproximateNumberOfMessagesDelayed",
+            "ApproximateNumberOfMessagesNotVisible",
+            "ContentBasedDeduplication",
+            "CreatedTimestamp",
+            "DeduplicationScope",
+            "DelaySeconds",
+            "FifoQueue",
+            "FifoThroughputLimit",
+            "LastModifiedTimestamp",
+            "MaximumMessageSize",
+            "MessageRetentionPeriod",
+            "QueueArn",
+            "ReceiveMessageWaitTimeSeconds",
+            "SqsManagedSseEnabled",
+            "VisibilityTimeout",
+        ]
+    );
+}
+
+#[test]
+fn string_attribute_values_with_invalid_characters_are_invalid_parameter_value() {
+    let mut h = Sqs::new();
+    let url = h.create("q", json!({}));
+    // §5.1: the body character set applies, but the error is InvalidParameterValue.
+    let e = h.err_unchanged(
+        &url,
+        "SendMessage",
+        json!({"QueueUrl": url, "MessageBody": "x",
+               "MessageAttributes": {"a": {"DataType": "String", "StringValue": "bad\u{1}"}}}),
+    );
+    assert_eq!(e.shape(), "InvalidParameterValueException");
+}
