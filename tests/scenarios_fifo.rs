@@ -622,3 +622,47 @@ fn a_noisy_tenant_cannot_starve_the_others() {
     let quiet = delivered.iter().filter(|b| b.starts_with('B')).count();
     assert_eq!(quiet, 5, "delivered: {delivered:?}");
 }
+
+#[test]
+fn receive_request_attempt_id_is_not_retryable_after_a_visibility_change() {
+    let (mut h, url) = fifo(json!({}));
+    h.send_fifo(&url, "g", "1", "m1");
+    let a = h.receive_with(&url, json!({"ReceiveRequestAttemptId": "try-2"}));
+    h.change_visibility(&url, &handle(&a[0]), 100).unwrap();
+    let e = h.err_unchanged(
+        &url,
+        "ReceiveMessage",
+        json!({"QueueUrl": url, "ReceiveRequestAttemptId": "try-2"}),
+    );
+    assert_err(
+        &e,
+        "InvalidParameterValueException",
+        "Value try-2 for parameter ReceiveRequestAttemptId is invalid. Reason: The receiveRequestAttemptId is not valid anymore since the receive call is not retryable.",
+    );
+}
+
+#[test]
+fn receive_request_attempt_id_format() {
+    let (mut h, url) = fifo(json!({}));
+    h.send_fifo(&url, "g", "1", "m1");
+    // ≤128 chars of alphanumerics and punctuation (§8.5); the text was not recorded.
+    let long = "a".repeat(129);
+    for bad in ["has space", long.as_str()] {
+        let e = h.err_unchanged(
+            &url,
+            "ReceiveMessage",
+            json!({"QueueUrl": url, "ReceiveRequestAttemptId": bad}),
+        );
+        assert_eq!(e.shape(), "InvalidParameterValueException", "{bad}");
+    }
+}
+
+#[test]
+fn purge_unlocks_fifo_groups() {
+    let (mut h, url) = fifo(json!({}));
+    h.send_fifo(&url, "g", "1", "m1");
+    h.receive(&url, 1);
+    h.ok("PurgeQueue", json!({"QueueUrl": url}));
+    h.send_fifo(&url, "g", "2", "m2");
+    assert_eq!(bodies(&h.receive(&url, 10)), vec!["m2"]);
+}

@@ -358,3 +358,42 @@ fn empty_store_restores_an_empty_service() {
         .unwrap();
     assert!(r.get("QueueUrls").is_none());
 }
+
+#[test]
+fn a_running_move_task_continues_identically_after_restore() {
+    let mut h = Sqs::new();
+    let dlq = h.create("dlq", json!({}));
+    let src = h.create(
+        "src",
+        json!({"VisibilityTimeout": "1",
+               "RedrivePolicy": json!({"deadLetterTargetArn": Sqs::arn("dlq"), "maxReceiveCount": 1}).to_string()}),
+    );
+    let dest = h.create("dest", json!({}));
+    for i in 0..6 {
+        h.send(&src, &format!("m{i}"));
+    }
+    h.receive(&src, 10);
+    h.advance_secs(1);
+    h.receive(&src, 10);
+    assert_eq!(h.counts(&dlq), (6, 0, 0));
+    h.ok(
+        "StartMessageMoveTask",
+        json!({"SourceArn": Sqs::arn("dlq"), "DestinationArn": Sqs::arn("dest"), "MaxNumberOfMessagesPerSecond": 1}),
+    );
+    h.advance_secs(2);
+    let mut r = h.restored();
+    assert_eq!(r.svc.next_deadline(), h.svc.next_deadline());
+    let list = json!({"SourceArn": Sqs::arn("dlq"), "MaxResults": 10});
+    for _ in 0..8 {
+        assert_eq!(
+            r.ok("ListMessageMoveTasks", list.clone()),
+            h.ok("ListMessageMoveTasks", list.clone())
+        );
+        assert_eq!(r.counts(&dest), h.counts(&dest));
+        h.advance(700);
+        r.advance(700);
+    }
+    let t = r.ok("ListMessageMoveTasks", list);
+    assert_eq!(t["Results"][0]["Status"], "COMPLETED");
+    assert_eq!(r.counts(&dest), (6, 0, 0));
+}

@@ -323,6 +323,13 @@ fn standard_inflight_limit_overlimit_on_short_poll_empty_on_long_poll() {
     h.set_attrs(&url, json!({"ReceiveMessageWaitTimeSeconds": "3"}));
     let r = h.ok("ReceiveMessage", json!({"QueueUrl": url}));
     assert!(r.get("Messages").is_none(), "{r}");
+    // An explicit WaitTimeSeconds=0 forces a short poll over the queue default (§10).
+    let e = h.err_unchanged(
+        &url,
+        "ReceiveMessage",
+        json!({"QueueUrl": url, "WaitTimeSeconds": 0}),
+    );
+    assert_eq!(e.shape(), "OverLimit");
     assert_eq!(h.counts(&url), (3, 2, 0));
     // Freeing a slot lets receives through again.
     h.advance_secs(30);
