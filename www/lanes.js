@@ -11,7 +11,7 @@ export const LANES = [
   { id: "deleted", title: "Deleted", hint: "recently removed" },
   { id: "dlq", title: "Dead-letter queue", hint: "" },
 ];
-const RING = 2 * Math.PI * 8;
+const RING = 2 * Math.PI * 4.5;
 // Drawn, not an emoji: emoji fonts are missing on many Linux systems.
 const LOCK_SVG = `<svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><rect x="3" y="7" width="10" height="8" rx="1.5" fill="currentColor"/><path d="M5 7V5a3 3 0 0 1 6 0v2" fill="none" stroke="currentColor" stroke-width="1.8"/></svg>`;
 const reducedMotion = matchMedia("(prefers-reduced-motion: reduce)");
@@ -169,7 +169,7 @@ export class LanesView {
       card.setAttribute("role", "listitem");
       card.innerHTML = `<div class="top"><b class="label"></b><span class="seq"></span><span class="rc"></span></div>
         <div class="body"></div>
-        <div class="meta"><svg class="ring" viewBox="0 0 20 20" aria-hidden="true"><circle class="track" cx="10" cy="10" r="8"/><circle class="left" cx="10" cy="10" r="8" stroke-dasharray="${RING}"/></svg><span class="holder"></span><span class="when"></span></div>`;
+        <div class="meta"><svg class="ring" viewBox="0 0 20 20" aria-hidden="true"><circle class="track" cx="10" cy="10" r="9"/><circle class="left" cx="10" cy="10" r="4.5" stroke-dasharray="${RING}"/></svg><span class="holder"></span><span class="when"></span></div>`;
       card.dataset.new = "1";
       this.cards.set(m.messageId, card);
     }

@@ -163,6 +163,7 @@ for (const [id, steps] of scenarioIds) {
       if (check && (await check(page)) === "shot") {
         await page.waitForTimeout(700); // let the moves finish before the picture
         await page.screenshot({ path: join(ARTIFACTS, `${id}.png`), fullPage: true });
+        await page.screenshot({ path: join(ARTIFACTS, `${id}-top.png`) }); // what a reader sees first
       }
     }
     assert.ok(moved > 0, "some card changed lanes during the scenario");
