@@ -3,7 +3,7 @@
 // another lane; FLIP (measure, move, invert, play) animates that move with the Web Animations API.
 
 import { isRemoved } from "./playground.js";
-import { fmtSeconds, shortSeq } from "./format.js";
+import { fmtClock, fmtSeconds, shortSeq } from "./format.js";
 
 export const LANES = [
   { id: "stored", title: "Stored", hint: "visible, ready to receive" },
@@ -203,7 +203,11 @@ export class LanesView {
       status = `delayed for ${fmtSeconds(Math.max(0, m.delayedUntil - now))}`;
     } else {
       ring.setAttribute("hidden", "");
-      when.textContent = isRemoved(m.state) || m.state === "dead-lettered" || lane === "dlq" ? m.state.replace("-", " ") : "";
+      const at = pg.removedAt.get(m.messageId);
+      const gone = isRemoved(m.state) || m.state === "dead-lettered";
+      if (gone) when.textContent = `${m.state.replace("-", " ")}${at !== undefined ? ` at ${fmtClock(at)}` : ""}`;
+      else if (lane === "dlq") when.textContent = at !== undefined ? `${m.state}, dead-lettered at ${fmtClock(at)}` : m.state;
+      else when.textContent = "";
     }
     // The removed tail fades with age: the oldest entries are the faintest.
     card.style.setProperty("--age", lane === "deleted" ? String(Math.min(fromEnd - 1, 5)) : "0");

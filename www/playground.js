@@ -20,6 +20,7 @@ export const SEED = 1;
 // A heartbeat extends to this many seconds, whenever less than half of it is left.
 export const HEARTBEAT_SECONDS = 30;
 const REMOVED_STATES = new Set(["deleted", "expired", "purged", "moved"]);
+const REMOVALS = new Set(["deleted", "expired", "purged", "moved-by-task", "moved-to-dead-letter-queue"]);
 
 export function nowOf(clock) {
   return typeof clock.now === "function" ? clock.now() : clock.now;
@@ -39,6 +40,7 @@ export class Playground {
     this.ids = new Map(); // "m1" -> messageId
     this.windows = new Map(); // messageId -> {from, to}: the current visibility window
     this.flashes = []; // {messageId, text} for the view to show once
+    this.removedAt = new Map(); // messageId -> when it left the queue
     this.errors = new Map(); // origin -> {name, code, message, httpStatus}
     this.listeners = new Set();
     this.engine.on("event", (e) => this.#onEvent(e));
@@ -84,6 +86,7 @@ export class Playground {
     if (e.type === "received") this.windows.set(id, { from: e.at, to: e.visibleAt });
     if (e.type === "visibility-changed") this.windows.set(id, { from: e.at, to: e.visibleAt });
     if (e.type === "deduplicated") this.flashes.push({ messageId: id, text: "deduplicated" });
+    if (REMOVALS.has(e.type)) this.removedAt.set(id, e.at);
     if (e.type === "queue-deleted") this.queues.delete(e.queue);
   }
 

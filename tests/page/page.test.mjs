@@ -212,3 +212,23 @@ test("a long poll waits on the page's clock: it answers when a message arrives, 
   assert.equal(await page.textContent("#consumer-0 .status"), "no messages");
   await page.context().close();
 });
+
+test("a delayed message waits apart in Stored, then its card moves when the delay ends", async () => {
+  const page = await openPage(browser, server.url);
+  await createQueue(page, { name: "later" });
+  await page.fill('#send-form [name="delay"]', "5");
+  await send(page, "in five seconds");
+  const cell = () => page.evaluate(() => document.querySelector("#lanes .card").closest(".cell").dataset.lane);
+  assert.equal(await cell(), "delayed");
+  assert.equal(await page.textContent('#counters [data-attr="ApproximateNumberOfMessagesDelayed"] dd'), "1");
+  assert.deepEqual(await mismatches(page), []);
+  const before = await page.$eval("#lanes .card", (c) => c.getBoundingClientRect().y);
+  await page.click("#step-deadline");
+  await settled(page);
+  const after = await page.$eval("#lanes .card", (c) => ({ y: c.getBoundingClientRect().y, anims: c.getAnimations().length, from: c.dataset.movedFrom }));
+  assert.equal(await cell(), "stored");
+  assert.equal(await page.textContent("#clock-now"), "+00:05.000", "to next deadline stops exactly when the delay ends");
+  assert.ok(after.y !== before && after.anims > 0 && after.from === "delayed", JSON.stringify(after));
+  assert.deepEqual(await mismatches(page), []);
+  await page.context().close();
+});
