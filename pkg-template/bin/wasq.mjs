@@ -1,0 +1,190 @@
+#!/usr/bin/env node
+// `wasq serve`: an SQS endpoint on this machine, backed by the same engine the package embeds.
+
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { Engine, FileStorage, MemoryStorage } from "../entry/node.js";
+import { startServer } from "./server.mjs";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const pkgRoot = resolve(here, "..");
+
+const USAGE = `Usage: wasq serve [options]
+
+An Amazon SQS endpoint (AWS JSON 1.0 and Query protocols) backed by the wasq engine.
+
+Options:
+  --host HOST              address to listen on (default 127.0.0.1)
+  --port PORT              port (default 9324; 0 picks a free one)
+  --data DIR               keep queues and messages in DIR (default ./.wasq-data)
+  --no-fsync               with --data: answer before each write is synced to disk
+  --memory                 keep everything in memory (lost on exit)
+  --credentials KEY:SECRET require requests signed (SigV4) with this key
+  --www DIR                serve the playground page from DIR at /
+  --verbose                log one line per request
+  -h, --help               show this help
+  --version                print the version
+
+Point any SQS client at http://HOST:PORT, e.g.
+  aws --endpoint-url http://127.0.0.1:9324 sqs create-queue --queue-name jobs`;
+
+function fail(message) {
+  process.stderr.write(`wasq: ${message}\n\n${USAGE}\n`);
+  process.exit(2);
+}
+
+function version() {
+  try {
+    return JSON.parse(readFileSync(resolve(pkgRoot, "package.json"), "utf8")).version;
+  } catch {
+    return "unknown";
+  }
+}
+
+/** The page: the repo's www/ when running from a checkout (pkg/bin → ../../www), else a packaged copy. */
+function defaultWww() {
+  const repoWww = resolve(pkgRoot, "..", "www");
+  if (existsSync(resolve(pkgRoot, "..", "Cargo.toml")) && existsSync(resolve(repoWww, "index.html"))) return repoWww;
+  const packaged = resolve(pkgRoot, "www");
+  if (existsSync(resolve(packaged, "index.html"))) return packaged;
+  return null;
+}
+
+function isLoopback(host) {
+  return host === "localhost" || host === "::1" || /^127\./.test(host) || host === "::ffff:127.0.0.1";
+}
+
+function parseServe(argv) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        host: { type: "string", default: "127.0.0.1" },
+        port: { type: "string", default: "9324" },
+        data: { type: "string" },
+        "no-fsync": { type: "boolean", default: false },
+        memory: { type: "boolean", default: false },
+        credentials: { type: "string" },
+        www: { type: "string" },
+        verbose: { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+  } catch (err) {
+    fail(err.message);
+  }
+  const v = parsed.values;
+  if (v.help) {
+    process.stdout.write(USAGE + "\n");
+    process.exit(0);
+  }
+  if (!/^\d+$/.test(v.port) || Number(v.port) > 65535) fail(`--port must be 0..65535, got ${v.port}`);
+  if (v.memory && v.data !== undefined) fail("--memory and --data exclude each other");
+  if (v.memory && v["no-fsync"]) fail("--no-fsync applies to --data only");
+  let credentials;
+  if (v.credentials !== undefined) {
+    const at = v.credentials.indexOf(":");
+    if (at <= 0 || at === v.credentials.length - 1) fail("--credentials must be KEY:SECRET");
+    credentials = { accessKeyId: v.credentials.slice(0, at), secretAccessKey: v.credentials.slice(at + 1) };
+  }
+  let www = null;
+  if (v.www !== undefined) {
+    www = resolve(v.www);
+    if (!existsSync(www)) fail(`--www ${v.www}: no such directory`);
+  } else {
+    www = defaultWww();
+  }
+  return {
+    host: v.host,
+    port: Number(v.port),
+    data: v.memory ? null : resolve(v.data ?? ".wasq-data"),
+    fsync: !v["no-fsync"],
+    credentials,
+    www,
+    verbose: v.verbose,
+  };
+}
+
+async function serve(argv) {
+  const opts = parseServe(argv);
+  let storage;
+  if (opts.data === null) {
+    storage = new MemoryStorage();
+  } else {
+    try {
+      storage = new FileStorage(opts.data, { fsync: opts.fsync });
+    } catch (err) {
+      process.stderr.write(`wasq serve: cannot open --data ${opts.data}: ${err.message}\n`);
+      process.exit(1);
+    }
+  }
+  const engine = new Engine({ storage });
+  engine.on("error", (err) => process.stderr.write(`wasq serve: timer tick failed: ${err?.stack ?? err}\n`));
+
+  const log = opts.verbose ? (line) => process.stdout.write(`${new Date().toISOString()} ${line}\n`) : undefined;
+  let running;
+  try {
+    running = await startServer({
+      engine,
+      host: opts.host,
+      port: opts.port,
+      credentials: opts.credentials,
+      www: opts.www,
+      pkgRoot,
+      storageKind: opts.data === null ? "memory" : "file",
+      log,
+    });
+  } catch (err) {
+    engine.close();
+    const why = err?.code === "EADDRINUSE" ? "the address is already in use" : err.message;
+    process.stderr.write(`wasq serve: cannot listen on ${opts.host}:${opts.port}: ${why}\n`);
+    process.exit(1);
+  }
+
+  const where = opts.data === null ? "in memory (lost on exit)" : `in ${opts.data}${opts.fsync ? "" : " (no fsync)"}`;
+  process.stdout.write(`wasq serve: listening on ${running.url} (queues ${where}; SigV4 ${opts.credentials ? "required" : "not checked"})\n`);
+  if (opts.www) process.stdout.write(`wasq serve: playground at ${running.url}/\n`);
+  if (!isLoopback(opts.host) && !opts.credentials) {
+    process.stderr.write(
+      `wasq serve: WARNING: listening on ${opts.host}, which other machines can reach, without --credentials: ` +
+        `anyone who can connect can read, send and delete messages. Pass --credentials KEY:SECRET.\n`,
+    );
+  }
+
+  let signals = 0;
+  const stop = (signal) => {
+    signals++;
+    if (signals > 1) {
+      process.stderr.write(`wasq serve: ${signal} again, exiting now\n`);
+      process.exit(130);
+    }
+    running.close().then(
+      () => {
+        process.stdout.write(`wasq serve: stopped (${signal})\n`);
+        process.exit(0);
+      },
+      (err) => {
+        process.stderr.write(`wasq serve: error while stopping: ${err?.stack ?? err}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+}
+
+const [command, ...rest] = process.argv.slice(2);
+if (command === "serve") {
+  await serve(rest);
+} else if (command === "--version" || command === "-v") {
+  process.stdout.write(`wasq ${version()}\n`);
+} else if (command === undefined || command === "-h" || command === "--help" || command === "help") {
+  process.stdout.write(USAGE + "\n");
+} else {
+  fail(`unknown command "${command}"`);
+}
