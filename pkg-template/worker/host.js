@@ -1,0 +1,182 @@
+// What every wasq Durable Object shares: one Engine over the object's SQLite storage, its seed
+// kept in that storage (receipt handles and ids minted before a restart must still verify after
+// it), the object's single alarm following the engine's next deadline, and the internal
+// endpoints the Worker calls.
+//
+// Durability: DurableObjectStorage writes inside transactionSync, synchronously, before the
+// engine returns; the output gate holds the response until that write is durable. Nothing here
+// awaits between a state change and its write.
+
+import { Engine, DurableObjectStorage, createRequestHandler } from "../entry/workerd.js";
+import { DISPATCH, WAIT, CONTEXT } from "../src/engine.js";
+
+const SEED_KEY = "wasq-edge:seed";
+const decoder = new TextDecoder();
+
+/** Settings every engine of one deployment must share (account, default region). */
+export function engineSettings(env) {
+  return {
+    accountId: env?.WASQ_ACCOUNT_ID || undefined,
+    region: env?.WASQ_REGION || undefined,
+  };
+}
+
+export class EngineHost {
+  #engine = null;
+  #handler = null;
+  #alarmAt = undefined; // undefined: not read yet; null: none set
+
+  constructor(ctx, env) {
+    this.ctx = ctx;
+    this.env = env;
+  }
+
+  /** Created on first use, never at construction: drawing a seed needs a request context. */
+  get engine() {
+    if (this.#engine === null) {
+      const kv = this.ctx.storage.kv;
+      let seed = kv.get(SEED_KEY);
+      if (typeof seed !== "string") {
+        const words = crypto.getRandomValues(new Uint32Array(2));
+        // 53 bits: a JS number holds it exactly.
+        seed = String((words[0] & 0x1fffff) * 2 ** 32 + words[1]);
+        kv.put(SEED_KEY, seed);
+      }
+      this.#engine = new Engine({
+        ...engineSettings(this.env),
+        seed: Number(seed),
+        storage: new DurableObjectStorage(this.ctx.storage),
+        timers: false,
+      });
+      this.#handler = createRequestHandler(this.#engine);
+    }
+    return this.#engine;
+  }
+
+  /** One SQS request through the Rust protocol layer (no signature check: the Worker did it). */
+  async http(meta, body, signal) {
+    this.engine;
+    try {
+      const { response } = await this.#handler.handle(
+        { method: meta.method, path: meta.path, query: meta.query, headers: Object.fromEntries(meta.headers), body },
+        { abortSignal: signal },
+      );
+      return { status: response.statusCode, headers: Object.entries(response.headers), body: response.body };
+    } finally {
+      await this.syncAlarm();
+    }
+  }
+
+  /** JSON actions with a caller context; each result is `{ ok }` or `{ error: { name, code, message } }`. */
+  async call(calls, context) {
+    try {
+      return calls.map(({ action, params }) => {
+        try {
+          return { ok: this.engine[DISPATCH](action, params, context) };
+        } catch (err) {
+          if (err?.code === undefined) throw err;
+          return { error: { name: err.name, code: err.code, message: err.message } };
+        }
+      });
+    } finally {
+      await this.syncAlarm();
+    }
+  }
+
+  /**
+   * Resolves `true` when the queue may have something to receive, `false` at `deadline` (epoch
+   * ms). With `immediate`, visible messages already there count (the Worker's sweep may have
+   * passed this object before they arrived); without it, only a later change does (a sweep just
+   * found the visible ones locked in their FIFO groups, so they must not wake it again).
+   */
+  async waitReceivable(queueUrl, context, deadline, immediate, signal) {
+    const engine = this.engine;
+    if (immediate) {
+      try {
+        const attrs = engine[DISPATCH](
+          "GetQueueAttributes",
+          { QueueUrl: queueUrl, AttributeNames: ["ApproximateNumberOfMessages"] },
+          context,
+        );
+        if (Number(attrs.Attributes?.ApproximateNumberOfMessages ?? 0) > 0) return true;
+      } catch {
+        return true; // the queue went away: the caller's next receive reports it
+      }
+    }
+    if (Date.now() >= deadline) return false;
+    try {
+      await engine[WAIT](queueUrl, context, deadline, signal);
+    } catch {
+      return false;
+    } finally {
+      await this.syncAlarm();
+    }
+    return Date.now() < deadline;
+  }
+
+  /** The request's caller context, as the protocol layer reads it from the headers. */
+  contextOf(meta, body) {
+    return this.engine[CONTEXT]({ ...meta, body });
+  }
+
+  /** Keep the object's one alarm on the engine's next deadline. */
+  async syncAlarm() {
+    if (this.#engine === null) return;
+    if (this.#alarmAt === undefined) this.#alarmAt = (await this.ctx.storage.getAlarm()) ?? null;
+    const next = this.#engine.nextDeadline();
+    const want = next === undefined ? null : Math.max(next, Date.now() + 1);
+    if (want === this.#alarmAt) return;
+    // An earlier alarm still pending is enough: alarm() re-arms on the real deadline.
+    if (want !== null && this.#alarmAt !== null && this.#alarmAt <= want && this.#alarmAt > Date.now()) return;
+    this.#alarmAt = want;
+    if (want === null) await this.ctx.storage.deleteAlarm();
+    else await this.ctx.storage.setAlarm(want);
+  }
+
+  async alarm() {
+    this.#alarmAt = null; // a fired alarm is gone
+    this.engine.tick();
+    await this.syncAlarm();
+  }
+
+  /** Internal endpoints: POST /http (an SQS request), /call (JSON actions), /wait. */
+  async fetch(request) {
+    const url = new URL(request.url);
+    if (url.pathname === "/http") {
+      const meta = JSON.parse(request.headers.get("x-wasq-request"));
+      const body = new Uint8Array(await request.arrayBuffer());
+      const res = await this.http(meta, body, request.signal);
+      return encodeHttp(res);
+    }
+    const input = JSON.parse(decoder.decode(await request.arrayBuffer()) || "{}");
+    const out = await this.internal(url.pathname, input, request);
+    return Response.json(out ?? null);
+  }
+
+  async internal(path, input, request) {
+    if (path === "/call") return { results: await this.call(input.calls, input.context) };
+    if (path === "/wait") {
+      const { queueUrl, context, deadline, immediate } = input;
+      return { ready: await this.waitReceivable(queueUrl, context, deadline, immediate, request.signal) };
+    }
+    throw new Error(`wasq edge object: unknown endpoint ${path}`);
+  }
+}
+
+/** An engine response carried back to the Worker: status, headers (JSON) and body. */
+export function encodeHttp(res) {
+  return new Response(res.body, {
+    status: 200,
+    headers: { "x-wasq-status": String(res.status), "x-wasq-headers": JSON.stringify(res.headers) },
+  });
+}
+
+export async function decodeHttp(response) {
+  const status = Number(response.headers.get("x-wasq-status"));
+  if (!Number.isInteger(status)) throw new Error(`wasq edge object failed: ${response.status} ${await response.text()}`);
+  return {
+    status,
+    headers: JSON.parse(response.headers.get("x-wasq-headers")),
+    body: new Uint8Array(await response.arrayBuffer()),
+  };
+}

@@ -1,0 +1,178 @@
+// The two Durable Object classes.
+//
+// WasqQueue: one partition of one queue (`<region>/<name>/<p>`), holding that queue's engine. It
+// may also hold "shadow" copies of the queue's dead-letter queue, so that a receive that
+// exhausts maxReceiveCount moves the message inside one engine, atomically, with everything SQS
+// preserves (message id, receive count, DeadLetterQueueSourceArn); the DLQ's receives then
+// gather from those shadows as well as from its own partitions.
+//
+// WasqDirectory: one per deployment. Its engine holds every queue with its attributes, tags and
+// policies but no messages, so CreateQueue, GetQueueUrl, ListQueues, attributes, tags and
+// ListDeadLetterSourceQueues are answered by the real engine. After a change it succeeds at, it
+// pushes the queue's settable attributes to the partitions (and shadows) before answering.
+
+import { EngineHost, encodeHttp, decodeHttp } from "./host.js";
+import { partitionsFor, objectName, SETTABLE } from "./partition.js";
+
+const RECORD = "wasq-edge:q:";
+const decoder = new TextDecoder();
+
+function fail(err) {
+  const e = new Error(err.message);
+  e.name = err.name;
+  e.code = err.code;
+  return e;
+}
+
+export class WasqQueue extends EngineHost {
+  async internal(path, input, request) {
+    if (path === "/ensure") return this.ensure(input);
+    if (path === "/drop") return this.drop(input);
+    return super.internal(path, input, request);
+  }
+
+  /** Create the queue here with these attributes, or bring an existing one up to them. */
+  async ensure({ context, name, attributes }) {
+    const [found] = await this.call([{ action: "GetQueueUrl", params: { QueueName: name } }], context);
+    const calls = found.ok
+      ? [{ action: "SetQueueAttributes", params: { QueueUrl: found.ok.QueueUrl, Attributes: withoutType(attributes) } }]
+      : [{ action: "CreateQueue", params: { QueueName: name, Attributes: attributes } }];
+    const [res] = await this.call(calls, context);
+    if (res.error) throw fail(res.error);
+    return { ok: true };
+  }
+
+  async drop({ context, name, purge }) {
+    const [found] = await this.call([{ action: "GetQueueUrl", params: { QueueName: name } }], context);
+    if (!found.ok) return { ok: true };
+    const action = purge ? "PurgeQueue" : "DeleteQueue";
+    const [res] = await this.call([{ action, params: { QueueUrl: found.ok.QueueUrl } }], context);
+    // A purge inside the 60 s window was already applied to this copy.
+    if (res.error && res.error.name !== "PurgeQueueInProgress") throw fail(res.error);
+    return { ok: true };
+  }
+}
+
+function withoutType(attributes) {
+  const { FifoQueue, ...rest } = attributes;
+  return rest;
+}
+
+export class WasqDirectory extends EngineHost {
+  #record(region, name) {
+    return this.ctx.storage.kv.get(`${RECORD}${region}/${name}`) ?? null;
+  }
+
+  #save(region, name, record) {
+    const key = `${RECORD}${region}/${name}`;
+    if (record === null) this.ctx.storage.kv.delete(key);
+    else this.ctx.storage.kv.put(key, record);
+  }
+
+  #stub(name) {
+    const ns = this.env.WASQ_QUEUE;
+    return ns.get(ns.idFromName(name));
+  }
+
+  async #post(objName, path, input) {
+    const res = await this.#stub(objName).fetch(`http://wasq${path}`, { method: "POST", body: JSON.stringify(input) });
+    if (!res.ok) throw new Error(`wasq edge: ${objName}${path} failed: ${await res.text()}`);
+    return res.json();
+  }
+
+  async #one(context, action, params) {
+    const [res] = await this.call([{ action, params }], context);
+    if (res.error) throw fail(res.error);
+    return res.ok;
+  }
+
+  async internal(path, input, request) {
+    if (path === "/meta") return this.#record(input.region, input.name);
+    if (path === "/sync") {
+      await this.#sync(input.context, input.region, input.name);
+      return this.#record(input.region, input.name);
+    }
+    return super.internal(path, input, request);
+  }
+
+  async fetch(request) {
+    const url = new URL(request.url);
+    if (url.pathname !== "/control") return super.fetch(request);
+    const meta = JSON.parse(request.headers.get("x-wasq-request"));
+    const { action, name, region, context } = JSON.parse(request.headers.get("x-wasq-route"));
+    const body = new Uint8Array(await request.arrayBuffer());
+    const before = name ? this.#record(region, name) : null;
+    const res = await this.http(meta, body, request.signal);
+    if (res.status === 200 && name) {
+      if (action === "CreateQueue" || action === "SetQueueAttributes") await this.#sync(context, region, name);
+      else if (action === "DeleteQueue") await this.#delete(context, region, name, before);
+      else if (action === "PurgeQueue" && before) {
+        await Promise.all(before.locations.map((o) => this.#post(o, "/drop", { context, name, purge: true })));
+      }
+    }
+    return encodeHttp(res);
+  }
+
+  /** The queue's settable attributes as the directory's engine holds them, or null if it has none. */
+  async #attributes(context, name) {
+    const [found] = await this.call([{ action: "GetQueueUrl", params: { QueueName: name } }], context);
+    if (!found.ok) return null;
+    const url = found.ok.QueueUrl;
+    const all = (await this.#one(context, "GetQueueAttributes", { QueueUrl: url, AttributeNames: ["All"] })).Attributes ?? {};
+    const tags = (await this.#one(context, "ListQueueTags", { QueueUrl: url })).Tags ?? {};
+    const settable = Object.fromEntries(Object.entries(all).filter(([k]) => SETTABLE.has(k)));
+    return { url, all, tags, settable };
+  }
+
+  /** Make every copy of the queue (its partitions, and its shadows if it is a DLQ) match the directory. */
+  async #sync(context, region, name) {
+    const q = await this.#attributes(context, name);
+    if (q === null) return;
+    let record = this.#record(region, name);
+    if (record === null) {
+      // The partition count is fixed at creation; later env or tag changes never move messages.
+      const n = partitionsFor(q.all, q.tags, this.env);
+      record = { partitions: n, locations: Array.from({ length: n }, (_, p) => objectName(region, name, p)) };
+      this.#save(region, name, record);
+    }
+    const own = record.locations.slice(0, record.partitions);
+    const redrive = q.settable.RedrivePolicy ? safeJson(q.settable.RedrivePolicy) : null;
+    if (redrive?.deadLetterTargetArn) {
+      const dlqName = String(redrive.deadLetterTargetArn).split(":").pop();
+      const dlq = await this.#attributes(context, dlqName);
+      const dlqRecord = this.#record(region, dlqName);
+      if (dlq && dlqRecord) {
+        const shadow = shadowAttributes(dlq.settable);
+        await Promise.all(own.map((o) => this.#post(o, "/ensure", { context, name: dlqName, attributes: shadow })));
+        const added = own.filter((o) => !dlqRecord.locations.includes(o));
+        if (added.length) this.#save(region, dlqName, { ...dlqRecord, locations: [...dlqRecord.locations, ...added] });
+      }
+    }
+    await Promise.all(own.map((o) => this.#post(o, "/ensure", { context, name, attributes: q.settable })));
+    const shadows = record.locations.slice(record.partitions);
+    const shadow = shadowAttributes(q.settable);
+    await Promise.all(shadows.map((o) => this.#post(o, "/ensure", { context, name, attributes: shadow })));
+  }
+
+  async #delete(context, region, name, record) {
+    if (!record) return;
+    await Promise.all(record.locations.map((o) => this.#post(o, "/drop", { context, name })));
+    this.#save(region, name, null);
+  }
+}
+
+/** A shadow DLQ never re-drives further: its own RedrivePolicy would need shadows of its own. */
+function shadowAttributes(settable) {
+  const { RedrivePolicy, ...rest } = settable;
+  return rest;
+}
+
+function safeJson(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+export { decodeHttp, decoder };

@@ -1,0 +1,370 @@
+// The Worker: checks the SigV4 signature once, then sends each SQS request to the object that
+// owns it — control-plane actions to the directory, messages to the queue's partitions — and
+// splices partition answers together where one request spans several partitions.
+
+import { decodeHttp } from "./host.js";
+import { wasm } from "../src/bindings.js";
+import * as wire from "./wire.js";
+import { partitionOf, wrapHandle, unwrapHandle, groupHash } from "./partition.js";
+import { engineSettings } from "./host.js";
+
+const DATA_PLANE = new Set([
+  "SendMessage",
+  "SendMessageBatch",
+  "ReceiveMessage",
+  "DeleteMessage",
+  "DeleteMessageBatch",
+  "ChangeMessageVisibility",
+  "ChangeMessageVisibilityBatch",
+]);
+const PROPAGATING = new Set(["CreateQueue", "SetQueueAttributes", "DeleteQueue", "PurgeQueue"]);
+/** Errors only the protocol layer's admission step (size, signature) raises. */
+const ADMISSION = new Set([
+  "RequestEntityTooLarge",
+  "MissingAuthenticationToken",
+  "IncompleteSignature",
+  "SignatureDoesNotMatch",
+  "InvalidClientTokenId",
+]);
+const MAX_BATCH_BYTES = 1048576;
+const META_TTL_MS = 5000;
+const BATCH_ID = /^[A-Za-z0-9_-]{1,80}$/;
+
+let scratch = null;
+let spreadAt = null;
+const metaCache = new Map();
+
+/** A core with no queues: reads request contexts and checks signatures, nothing else. */
+function scratchCore(env) {
+  if (scratch === null) scratch = new (wasm().WasqCore)({ ...engineSettings(env), seed: 1 }, undefined);
+  return scratch;
+}
+
+function spread() {
+  if (spreadAt === null) spreadAt = crypto.getRandomValues(new Uint32Array(1))[0];
+  spreadAt = (spreadAt + 1) >>> 0;
+  return spreadAt;
+}
+
+/** The deployment's credentials; auth is on unless WASQ_AUTH is "off". */
+export function credentialsOf(env) {
+  if (env?.WASQ_AUTH === "off") return null;
+  const accessKeyId = env?.WASQ_ACCESS_KEY_ID;
+  const secretAccessKey = env?.WASQ_SECRET_ACCESS_KEY;
+  if (!accessKeyId || !secretAccessKey) return undefined;
+  return { accessKeyId, secretAccessKey };
+}
+
+/**
+ * The admission check of the protocol layer, run on a throwaway core: its answer is used only
+ * when it is a size or signature error, which the layer raises before dispatching anything.
+ */
+function admit(env, req, credentials) {
+  const core = new (wasm().WasqCore)({ ...engineSettings(env), seed: 1 }, undefined);
+  try {
+    const res = core.handleHttp(Date.now(), req, { credentials });
+    return ADMISSION.has(wire.errorCode(res)) ? res : null;
+  } finally {
+    core.free();
+  }
+}
+
+function stub(ns, name) {
+  return ns.get(ns.idFromName(name));
+}
+
+async function sendHttp(target, path, req, extra = {}, signal) {
+  const meta = { method: req.method, path: req.path, query: req.query, headers: req.headers };
+  const res = await target.fetch(`http://wasq${path}`, {
+    method: "POST",
+    headers: { "x-wasq-request": JSON.stringify(meta), ...extra },
+    body: req.body,
+    signal,
+  });
+  return decodeHttp(res);
+}
+
+async function post(target, path, input, signal) {
+  const res = await target.fetch(`http://wasq${path}`, { method: "POST", body: JSON.stringify(input), signal });
+  if (!res.ok) throw new Error(`wasq edge: ${path} failed: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+export async function handleRequest(request, env) {
+  const url = new URL(request.url);
+  const req = {
+    method: request.method,
+    path: url.pathname,
+    query: url.search.replace(/^\?/, ""),
+    headers: [...request.headers],
+    body: new Uint8Array(await request.arrayBuffer()),
+  };
+  if (wire.header(req, "host") === undefined) req.headers.push(["host", url.host]);
+  const res = await route(env, req, request.signal);
+  return new Response(res.status === 204 ? null : res.body, { status: res.status, headers: res.headers });
+}
+
+async function route(env, req, signal) {
+  const credentials = credentialsOf(env);
+  if (credentials === undefined) {
+    return {
+      status: 500,
+      headers: [["content-type", "text/plain"]],
+      body: new TextEncoder().encode(
+        "wasq edge: SigV4 auth is on but WASQ_ACCESS_KEY_ID / WASQ_SECRET_ACCESS_KEY are not set (set them as Worker secrets, or WASQ_AUTH=off)\n",
+      ),
+    };
+  }
+  if (credentials) {
+    const refused = admit(env, req, credentials);
+    if (refused) return refused;
+  }
+  const context = scratchCore(env).requestContext(req);
+  const region = context.region ?? env.WASQ_REGION ?? "us-east-1";
+  const p = wire.parse(req);
+  const ctx = { env, req, p, context, region, signal };
+  if (p && DATA_PLANE.has(p.action)) {
+    const name = wire.queueNameOf(wire.queueUrlOf(p, req));
+    const record = name ? await meta(env, region, name) : null;
+    if (record) return dataPlane({ ...ctx, name, record });
+  }
+  return control(ctx);
+}
+
+// ---- directory ----
+
+function directory(env) {
+  return stub(env.WASQ_DIRECTORY, "directory");
+}
+
+async function meta(env, region, name, fresh = false) {
+  const key = `${region}/${name}`;
+  const hit = metaCache.get(key);
+  if (!fresh && hit && Date.now() - hit.at < META_TTL_MS) return hit.record;
+  const record = await post(directory(env), "/meta", { region, name });
+  if (record) metaCache.set(key, { record, at: Date.now() });
+  else metaCache.delete(key);
+  return record;
+}
+
+async function control({ env, req, p, context, region, signal }) {
+  const action = p?.action ?? "";
+  const name = p ? (action === "CreateQueue" ? wire.field(p, "QueueName") : wire.queueNameOf(wire.queueUrlOf(p, req))) : undefined;
+  const routeInfo = { action, name: PROPAGATING.has(action) ? name : undefined, region, context };
+  const res = await sendHttp(directory(env), "/control", req, { "x-wasq-route": JSON.stringify(routeInfo) }, signal);
+  if (name) metaCache.delete(`${region}/${name}`);
+  if (action === "GetQueueAttributes" && res.status === 200 && name) return withCounters(env, p, res, context, region, name);
+  return res;
+}
+
+/** The directory holds no messages: the counters are the sums over every object of the queue. */
+async function withCounters(env, p, res, context, region, name) {
+  const counters = wire.countersIn(p.json, res);
+  if (!counters.length) return res;
+  const record = await meta(env, region, name);
+  if (!record) return res;
+  const queueUrl = wire.queueUrlOf(p, { path: "" }) ?? "";
+  const sums = Object.fromEntries(counters.map((c) => [c, 0]));
+  const answers = await Promise.all(
+    record.locations.map((o) =>
+      post(stub(env.WASQ_QUEUE, o), "/call", {
+        context,
+        calls: [{ action: "GetQueueAttributes", params: { QueueUrl: queueUrl, AttributeNames: counters } }],
+      }),
+    ),
+  );
+  for (const { results } of answers) {
+    const attrs = results[0]?.ok?.Attributes ?? {};
+    for (const c of counters) sums[c] += Number(attrs[c] ?? 0);
+  }
+  return wire.withCounters(p.json, res, sums);
+}
+
+// ---- data plane ----
+
+function dataPlane(ctx) {
+  switch (ctx.p.action) {
+    case "SendMessage":
+      return sendMessage(ctx);
+    case "SendMessageBatch":
+      return batch(ctx, (e, i, start) => partitionOf(e.get("MessageGroupId"), ctx.record.partitions, () => start + i));
+    case "ReceiveMessage":
+      return receive(ctx);
+    case "DeleteMessage":
+    case "ChangeMessageVisibility":
+      return byHandle(ctx);
+    default:
+      return batch(ctx, (e) => unwrapHandle(e.get("ReceiptHandle"))?.location ?? 0, (e) => {
+        const h = unwrapHandle(e.get("ReceiptHandle"));
+        return h ? { ReceiptHandle: h.handle } : {};
+      });
+  }
+}
+
+function at(ctx, location) {
+  return stub(ctx.env.WASQ_QUEUE, ctx.record.locations[location]);
+}
+
+function sendMessage(ctx) {
+  const loc = partitionOf(wire.field(ctx.p, "MessageGroupId"), ctx.record.partitions, spread);
+  return sendHttp(at(ctx, loc), "/http", ctx.req, {}, ctx.signal);
+}
+
+async function byHandle(ctx) {
+  let h = unwrapHandle(wire.field(ctx.p, "ReceiptHandle"));
+  if (h && h.location >= ctx.record.locations.length) {
+    ctx.record = (await meta(ctx.env, ctx.region, ctx.name, true)) ?? ctx.record;
+  }
+  if (!h || h.location >= ctx.record.locations.length) {
+    return sendHttp(at(ctx, 0), "/http", ctx.req, {}, ctx.signal); // the engine names the bad handle
+  }
+  const sub = wire.rewrite(ctx.req, ctx.p, { set: { ReceiptHandle: h.handle } });
+  return sendHttp(at(ctx, h.location), "/http", sub, {}, ctx.signal);
+}
+
+/**
+ * Whether a batch can be split without changing its answer: errors about the batch as a whole
+ * (empty, too many entries, repeated or malformed ids, too large) must come from one engine
+ * seeing all of it, and a split could hide them.
+ */
+function splittable(p, list) {
+  if (!list || list.length < 1 || list.length > 10) return false;
+  const ids = new Set();
+  for (const e of list) {
+    if (typeof e.id !== "string" || !BATCH_ID.test(e.id) || ids.has(e.id)) return false;
+    ids.add(e.id);
+  }
+  if (p.action === "SendMessageBatch") {
+    const total = list.reduce((n, e) => n + wire.payloadBytes(p, e), 0);
+    if (total > MAX_BATCH_BYTES) return false;
+  }
+  return true;
+}
+
+async function batch(ctx, locate, entryPatch) {
+  const { p, req } = ctx;
+  const list = wire.entries(p);
+  if (!splittable(p, list)) return sendHttp(at(ctx, 0), "/http", req, {}, ctx.signal);
+  const start = spread();
+  const groups = new Map();
+  list.forEach((e, i) => {
+    let loc = locate(e, i, start);
+    if (loc >= ctx.record.locations.length) loc = 0;
+    if (!groups.has(loc)) groups.set(loc, []);
+    groups.get(loc).push(e);
+  });
+  if (groups.size === 1 && !entryPatch) {
+    const [loc] = groups.keys();
+    return sendHttp(at(ctx, loc), "/http", req, {}, ctx.signal);
+  }
+  const parts = await Promise.all(
+    [...groups].map(([loc, keep]) => sendHttp(at(ctx, loc), "/http", wire.rewrite(req, p, { keep, entryPatch }), {}, ctx.signal)),
+  );
+  const failed = parts.find((r) => r.status !== 200);
+  if (failed) return failed;
+  const ok = new Map();
+  const bad = new Map();
+  for (const part of parts) {
+    const r = wire.batchResults(p.json, p.action, part);
+    for (const [id, e] of r.ok) ok.set(id, e);
+    for (const [id, e] of r.failed) bad.set(id, e);
+  }
+  const order = list.map((e) => e.id);
+  return wire.batchResponse(
+    p.json,
+    p.action,
+    parts[0],
+    order.filter((id) => ok.has(id)).map((id) => ok.get(id)),
+    order.filter((id) => bad.has(id)).map((id) => bad.get(id)),
+  );
+}
+
+function validCount(value, lo, hi) {
+  if (value === undefined || value === null) return true;
+  const n = typeof value === "number" ? value : /^\d+$/.test(String(value)) ? Number(value) : NaN;
+  return Number.isInteger(n) && n >= lo && n <= hi;
+}
+
+async function receive(ctx) {
+  const { p, req, record, env, context } = ctx;
+  const locations = record.locations;
+  const raw = p.json ? p.params : null;
+  const maxValue = raw ? raw.MaxNumberOfMessages : p.params.get("MaxNumberOfMessages") ?? undefined;
+  const waitValue = raw ? raw.WaitTimeSeconds : p.params.get("WaitTimeSeconds") ?? undefined;
+  if (locations.length === 1 || !validCount(maxValue, 1, 10) || !validCount(waitValue, 0, 20)) {
+    // One object, or an answer the engine must give: the whole request, long poll included, runs there.
+    const res = await sendHttp(at(ctx, 0), "/http", req, {}, ctx.signal);
+    if (res.status !== 200) return res;
+    return wire.receiveResponse(p.json, res, wire.receivedMessages(p.json, res, wrapHandle(0, "")));
+  }
+  const max = maxValue === undefined || maxValue === null ? 1 : Number(maxValue);
+  const queueUrl = wire.queueUrlOf(p, req);
+  const started = Date.now();
+  const attempt = wire.field(p, "ReceiveRequestAttemptId");
+  const first = attempt !== undefined ? groupHash(attempt) % locations.length : spread() % locations.length;
+
+  // One pass over the objects, each asked only for what is still missing (never more: a message
+  // received and not returned would sit invisible for a whole visibility timeout).
+  const sweep = async (from) => {
+    const got = [];
+    let template = null;
+    let error = null;
+    for (let i = 0; i < locations.length && got.length < max; i++) {
+      const loc = (from + i) % locations.length;
+      const sub = wire.rewrite(req, p, {
+        set: { MaxNumberOfMessages: p.json ? max - got.length : String(max - got.length), WaitTimeSeconds: p.json ? 0 : "0" },
+      });
+      const res = await sendHttp(at(ctx, loc), "/http", sub, {}, ctx.signal);
+      if (res.status !== 200) {
+        error ??= res;
+        continue;
+      }
+      template ??= res;
+      got.push(...wire.receivedMessages(p.json, res, wrapHandle(loc, "")));
+    }
+    return { got, template, error };
+  };
+
+  let result = await sweep(first);
+  if (result.got.length || !result.template) return result.template ? wire.receiveResponse(p.json, result.template, result.got) : result.error;
+  let wait = waitValue === undefined || waitValue === null ? undefined : Number(waitValue);
+  if (wait === undefined) {
+    const { results } = await post(at(ctx, 0), "/call", {
+      context,
+      calls: [{ action: "GetQueueAttributes", params: { QueueUrl: queueUrl, AttributeNames: ["ReceiveMessageWaitTimeSeconds"] } }],
+    });
+    wait = Number(results[0]?.ok?.Attributes?.ReceiveMessageWaitTimeSeconds ?? 0);
+  }
+  const deadline = started + wait * 1000;
+  let immediate = true;
+  while (Date.now() < deadline) {
+    const ready = await firstReady(env, locations, { queueUrl, context, deadline, immediate }, ctx.signal);
+    if (ready < 0) break;
+    result = await sweep(ready);
+    if (result.got.length) return wire.receiveResponse(p.json, result.template ?? result.error, result.got);
+    immediate = false;
+  }
+  return wire.receiveResponse(p.json, result.template, []);
+}
+
+/** Long polls in every object at once; the index of the first that has something, or -1 at the deadline. */
+function firstReady(env, locations, input, signal) {
+  const abort = new AbortController();
+  const onAbort = () => abort.abort(signal.reason);
+  signal?.addEventListener("abort", onAbort, { once: true });
+  return new Promise((resolve) => {
+    let pending = locations.length;
+    const done = (i) => {
+      if (i >= 0) {
+        abort.abort();
+        resolve(i);
+      } else if (--pending === 0) resolve(-1);
+    };
+    locations.forEach((o, i) => {
+      post(stub(env.WASQ_QUEUE, o), "/wait", input, abort.signal).then(
+        (r) => done(r.ready ? i : -1),
+        () => done(-1),
+      );
+    });
+  }).finally(() => signal?.removeEventListener("abort", onAbort));
+}

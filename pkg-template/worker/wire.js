@@ -1,0 +1,279 @@
+// What the router needs to know about an SQS request without executing it: its action, its
+// queue, the few fields that decide a partition, and how to write a copy with some fields changed
+// (a sub-batch, a receipt handle without its partition prefix). Execution, validation and the
+// response format stay with the Rust protocol layer inside the objects: this file only reads and
+// splices requests and the engine's own responses, in both AWS JSON 1.0 and Query/XML.
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export function header(req, name) {
+  for (const [k, v] of req.headers) if (k.toLowerCase() === name) return v;
+  return undefined;
+}
+
+/** The batch actions and how the Query protocol names their entries. */
+export const BATCH_ENTRY = {
+  SendMessageBatch: "SendMessageBatchRequestEntry",
+  DeleteMessageBatch: "DeleteMessageBatchRequestEntry",
+  ChangeMessageVisibilityBatch: "ChangeMessageVisibilityBatchRequestEntry",
+};
+
+/**
+ * `{ json, action, params }`: `params` is the JSON body (JSON protocol) or a Map-like
+ * URLSearchParams (Query). `null` when the request is not readable: it is then sent whole to
+ * the engine, which answers with the exact SQS error.
+ */
+export function parse(req) {
+  const target = header(req, "x-amz-target");
+  const type = (header(req, "content-type") ?? "").trim().toLowerCase();
+  if (target !== undefined || type.startsWith("application/x-amz-json")) {
+    const action = (target ?? "").trim().replace(/^AmazonSQS\./, "");
+    let params;
+    try {
+      const text = decoder.decode(req.body);
+      params = text.trim() === "" ? {} : JSON.parse(text);
+    } catch {
+      return null;
+    }
+    if (params === null || typeof params !== "object" || Array.isArray(params)) return null;
+    return { json: true, action, params };
+  }
+  const params = new URLSearchParams(req.query);
+  const formBody = type === "" || type.startsWith("application/x-www-form-urlencoded");
+  if (formBody && req.method.toUpperCase() !== "GET") {
+    for (const [k, v] of new URLSearchParams(decoder.decode(req.body))) params.append(k, v);
+  }
+  return { json: false, action: params.get("Action") ?? "", params };
+}
+
+/** A top-level scalar parameter as a string (undefined when absent). */
+export function field(p, name) {
+  if (p.json) {
+    const v = p.params[name];
+    return v === undefined || v === null ? undefined : typeof v === "string" ? v : String(v);
+  }
+  return p.params.get(name) ?? undefined;
+}
+
+/** The queue URL a request addresses (Query requests may name it by path instead). */
+export function queueUrlOf(p, req) {
+  const url = field(p, "QueueUrl");
+  if (url !== undefined) return url;
+  if (!p.json && /^\/\d+\/[^/]+\/?$/.test(req.path)) return req.path;
+  return undefined;
+}
+
+/** The queue name of a queue URL (its last path segment), as the engine resolves it. */
+export function queueNameOf(url) {
+  if (typeof url !== "string") return undefined;
+  const path = url.includes("://") ? url.slice(url.indexOf("://") + 3).replace(/^[^/]*/, "") : url;
+  const name = path.replace(/\/+$/, "").split("/").pop();
+  return name || undefined;
+}
+
+/**
+ * Batch entries in request order: `{ id, fields }` where `fields` reads one member
+ * (`MessageGroupId`, `ReceiptHandle`, `MessageBody`, …). `null` when the entry list is not a
+ * well-formed list (the engine reports that).
+ */
+export function entries(p) {
+  if (p.json) {
+    const list = p.params.Entries;
+    if (!Array.isArray(list)) return null;
+    if (!list.every((e) => e !== null && typeof e === "object" && !Array.isArray(e))) return null;
+    return list.map((e) => ({ id: e.Id, get: (k) => e[k], raw: e }));
+  }
+  const prefix = BATCH_ENTRY[p.action] + ".";
+  const byIndex = new Map();
+  for (const [k, v] of p.params) {
+    if (!k.startsWith(prefix)) continue;
+    const rest = k.slice(prefix.length);
+    const dot = rest.indexOf(".");
+    if (dot <= 0 || !/^\d+$/.test(rest.slice(0, dot))) return null;
+    const n = Number(rest.slice(0, dot));
+    if (!byIndex.has(n)) byIndex.set(n, []);
+    byIndex.get(n).push([rest.slice(dot + 1), v]);
+  }
+  return [...byIndex.keys()]
+    .sort((a, b) => a - b)
+    .map((n) => {
+      const pairs = byIndex.get(n);
+      const get = (k) => pairs.find(([name]) => name === k)?.[1];
+      return { id: get("Id"), get, raw: pairs };
+    });
+}
+
+/** Payload bytes of one SendMessageBatch entry, as the engine counts them (body + attributes). */
+export function payloadBytes(p, entry) {
+  let total = encoder.encode(String(entry.get("MessageBody") ?? "")).length;
+  const add = (name, type, value, binary) => {
+    total += encoder.encode(String(name ?? "")).length + encoder.encode(String(type ?? "")).length;
+    if (binary !== undefined) total += Math.floor((String(binary).replace(/=+$/, "").length * 3) / 4);
+    else total += encoder.encode(String(value ?? "")).length;
+  };
+  if (p.json) {
+    for (const [name, v] of Object.entries(entry.raw.MessageAttributes ?? {})) {
+      add(name, v?.DataType, v?.StringValue, v?.BinaryValue);
+    }
+  } else {
+    for (let i = 1; entry.get(`MessageAttribute.${i}.Name`) !== undefined; i++) {
+      const k = `MessageAttribute.${i}.`;
+      add(entry.get(k + "Name"), entry.get(k + "Value.DataType"), entry.get(k + "Value.StringValue"), entry.get(k + "Value.BinaryValue"));
+    }
+  }
+  return total;
+}
+
+/** A copy of `req` whose parameters are `p` with `set` applied (name → value) and, when given, only `keep` entries. */
+export function rewrite(req, p, { set = {}, keep, entryPatch } = {}) {
+  if (p.json) {
+    const params = { ...p.params, ...set };
+    if (keep) {
+      params.Entries = keep.map((e) => (entryPatch ? { ...e.raw, ...entryPatch(e) } : e.raw));
+    }
+    return { ...req, query: req.query, body: encoder.encode(JSON.stringify(params)) };
+  }
+  const prefix = BATCH_ENTRY[p.action] + ".";
+  const out = new URLSearchParams();
+  for (const [k, v] of p.params) {
+    if (keep && k.startsWith(prefix)) continue;
+    if (Object.hasOwn(set, k)) continue;
+    out.append(k, v);
+  }
+  for (const [k, v] of Object.entries(set)) out.append(k, String(v));
+  if (keep) {
+    keep.forEach((e, i) => {
+      const patch = entryPatch ? entryPatch(e) : {};
+      for (const [name, v] of e.raw) out.append(`${prefix}${i + 1}.${name}`, Object.hasOwn(patch, name) ? patch[name] : v);
+    });
+  }
+  // Everything travels in the form body; the path (which may name the queue) is kept.
+  const headers = req.headers.filter(([k]) => !["content-type", "content-length"].includes(k.toLowerCase()));
+  headers.push(["content-type", "application/x-www-form-urlencoded"]);
+  return { ...req, method: "POST", query: "", headers, body: encoder.encode(out.toString()) };
+}
+
+// ---- responses (the engine's own output, spliced) ----
+
+export function text(res) {
+  return decoder.decode(res.body);
+}
+
+export function withBody(res, body) {
+  const headers = res.headers.filter(([k]) => k.toLowerCase() !== "content-length");
+  return { ...res, headers, body: encoder.encode(body) };
+}
+
+function escapeXml(s) {
+  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+function unescapeXml(s) {
+  return s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, "&");
+}
+
+/** Every `<tag>…</tag>` block (flat: the engine never nests an element in one of the same name). */
+function blocks(xml, tag) {
+  return xml.match(new RegExp(`<${tag}>[\\s\\S]*?</${tag}>`, "g")) ?? [];
+}
+
+function inner(block, tag) {
+  const m = block.match(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`));
+  return m ? unescapeXml(m[1]) : undefined;
+}
+
+/** Messages of a ReceiveMessage response, each with its receipt handle prefixed. */
+export function receivedMessages(json, res, prefix) {
+  if (json) {
+    const out = JSON.parse(text(res)).Messages ?? [];
+    return out.map((m) => ({ ...m, ReceiptHandle: prefix + m.ReceiptHandle }));
+  }
+  return blocks(text(res), "Message").map((b) =>
+    b.replace(/<ReceiptHandle>([\s\S]*?)<\/ReceiptHandle>/, (_, h) => `<ReceiptHandle>${escapeXml(prefix + unescapeXml(h))}</ReceiptHandle>`),
+  );
+}
+
+/** `template` (a ReceiveMessage response) holding `messages` instead of its own. */
+export function receiveResponse(json, template, messages) {
+  if (json) {
+    const body = JSON.parse(text(template));
+    if (messages.length) body.Messages = messages;
+    else delete body.Messages;
+    return withBody(template, JSON.stringify(body));
+  }
+  const xml = text(template);
+  const empty = xml.replace(/<ReceiveMessageResult>[\s\S]*?<\/ReceiveMessageResult>|<ReceiveMessageResult\/>/, "<ReceiveMessageResult></ReceiveMessageResult>");
+  return withBody(empty, empty.replace("<ReceiveMessageResult></ReceiveMessageResult>", `<ReceiveMessageResult>${messages.join("")}</ReceiveMessageResult>`));
+}
+
+/** `{ ok: [[id, entry]], failed: [[id, entry]] }` of a batch response. */
+export function batchResults(json, action, res) {
+  if (json) {
+    const body = JSON.parse(text(res));
+    return {
+      ok: (body.Successful ?? []).map((e) => [e.Id, e]),
+      failed: (body.Failed ?? []).map((e) => [e.Id, e]),
+    };
+  }
+  const xml = text(res);
+  const entryTag = action + "ResultEntry";
+  return {
+    ok: blocks(xml, entryTag).map((b) => [inner(b, "Id"), b]),
+    failed: blocks(xml, "BatchResultErrorEntry").map((b) => [inner(b, "Id"), b]),
+  };
+}
+
+/** `template` (a batch response) holding the merged entries, in request order. */
+export function batchResponse(json, action, template, ok, failed) {
+  if (json) {
+    const body = JSON.parse(text(template));
+    body.Successful = ok;
+    body.Failed = failed;
+    return withBody(template, JSON.stringify(body));
+  }
+  const tag = `${action}Result`;
+  const xml = text(template).replace(
+    new RegExp(`<${tag}>[\\s\\S]*?</${tag}>|<${tag}/>`),
+    `<${tag}>${ok.join("")}${failed.join("")}</${tag}>`,
+  );
+  return withBody(template, xml);
+}
+
+export const COUNTERS = [
+  "ApproximateNumberOfMessages",
+  "ApproximateNumberOfMessagesNotVisible",
+  "ApproximateNumberOfMessagesDelayed",
+];
+
+/** Which counters a GetQueueAttributes response lists. */
+export function countersIn(json, res) {
+  const body = text(res);
+  if (json) {
+    const attrs = JSON.parse(body).Attributes ?? {};
+    return COUNTERS.filter((c) => Object.hasOwn(attrs, c));
+  }
+  return COUNTERS.filter((c) => body.includes(`<Name>${c}</Name>`));
+}
+
+/** The response with the listed counters replaced by `values`. */
+export function withCounters(json, res, values) {
+  const body = text(res);
+  if (json) {
+    const parsed = JSON.parse(body);
+    for (const [k, v] of Object.entries(values)) if (parsed.Attributes && k in parsed.Attributes) parsed.Attributes[k] = String(v);
+    return withBody(res, JSON.stringify(parsed));
+  }
+  let xml = body;
+  for (const [k, v] of Object.entries(values)) {
+    xml = xml.replace(new RegExp(`(<Name>${k}</Name>\\s*<Value>)[^<]*(</Value>)`), `$1${v}$2`);
+  }
+  return withBody(res, xml);
+}
+
+/** The SQS error code of a response (Query code), or undefined for a success. */
+export function errorCode(res) {
+  if (res.status === 200) return undefined;
+  const q = res.headers.find(([k]) => k.toLowerCase() === "x-amzn-query-error");
+  if (q) return q[1].split(";")[0];
+  return text(res).match(/<Code>([^<]*)<\/Code>/)?.[1];
+}
