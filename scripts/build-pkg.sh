@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-readonly LIMIT_BYTES=$((150 * 1024))
+# The budget is 150 KB; WASQ_PKG_LIMIT_KB only exists to build an over-budget package for debugging.
+readonly LIMIT_BYTES=$((${WASQ_PKG_LIMIT_KB:-150} * 1024))
 readonly OUT=pkg
 readonly BINDGEN_OUT=target/wasq-bindgen
 

@@ -183,6 +183,11 @@ export class Engine {
     this.#storage.close?.();
   }
 
+  /** The clock this engine reads (consumers schedule their own timers on it). */
+  get clock() {
+    return this.#clock;
+  }
+
   get closed() {
     return this.#closed;
   }

@@ -1,0 +1,243 @@
+// Type declarations for wasq. One set for every entry point (Node ESM/CJS, browsers, workerd).
+
+/** Loads the wasm. Required once before `new Engine()` in browsers; a no-op on Node and workerd. */
+export function init(source?: RequestInfo | URL | Response | BufferSource | WebAssembly.Module): Promise<void>;
+
+/** Anything with `now()` in epoch milliseconds. A `subscribe` method makes it a stepped clock. */
+export interface Clock {
+  now(): number;
+  /** Called after every change of time; returns an unsubscribe function. */
+  subscribe?(listener: (now: number) => void): () => void;
+}
+
+export class SystemClock implements Clock {
+  now(): number;
+}
+
+/** Time that moves only when told to; engines apply everything due before advance()/set() return. */
+export class ManualClock implements Clock {
+  constructor(start?: number);
+  now(): number;
+  advance(ms: number): void;
+  /** Jump forward to `ms`; going backwards throws a RangeError. */
+  set(ms: number): void;
+  subscribe(listener: (now: number) => void): () => void;
+}
+
+/** One atomic batch of record writes and deletions. */
+export interface StorageBatch {
+  put: [string, Uint8Array][];
+  del: string[];
+}
+
+/** What an Engine needs from storage (see README: "Writing a storage adapter"). */
+export interface Storage {
+  /** Every stored record; called once when an Engine is created (and after a failed commit). */
+  loadAll(): Iterable<[string, Uint8Array]>;
+  /** Persist one operation's changes atomically, before the operation returns. Throw to refuse. */
+  commit(batch: StorageBatch): void;
+  /** With `durability: "full"`, async engine methods await this before resolving. */
+  flush?(): Promise<void>;
+  readonly durability?: "full" | "relaxed";
+  close?(): void | Promise<void>;
+}
+
+export class MemoryStorage implements Storage {
+  constructor(initial?: Iterable<[string, Uint8Array]>);
+  readonly durability: "full";
+  readonly size: number;
+  loadAll(): [string, Uint8Array][];
+  commit(batch: StorageBatch): void;
+  close(): void;
+}
+
+/** Node only: an append-only log in `dir`. Elsewhere the constructor throws. */
+export class FileStorage implements Storage {
+  constructor(dir: string, options?: { fsync?: boolean; compactRatio?: number; compactMinBytes?: number; lock?: boolean });
+  readonly durability: "full" | "relaxed";
+  loadAll(): Iterable<[string, Uint8Array]>;
+  commit(batch: StorageBatch): void;
+  flush(): Promise<void>;
+  compact(): void;
+  close(): void;
+}
+
+/** Browsers: an in-memory mirror written behind to IndexedDB. */
+export class IndexedDbStorage implements Storage {
+  static open(name: string, options?: { durability?: "full" | "relaxed"; indexedDB?: IDBFactory }): Promise<IndexedDbStorage>;
+  static destroy(name: string, options?: { indexedDB?: IDBFactory }): Promise<void>;
+  readonly durability: "full" | "relaxed";
+  loadAll(): Iterable<[string, Uint8Array]>;
+  commit(batch: StorageBatch): void;
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Browsers: records in `localStorage` (small demos). */
+export class LocalStorageStorage implements Storage {
+  constructor(prefix?: string, storage?: globalThis.Storage);
+  readonly durability: "full" | "relaxed";
+  loadAll(): Iterable<[string, Uint8Array]>;
+  commit(batch: StorageBatch): void;
+  clear(): void;
+  close(): void;
+}
+
+/** Cloudflare Durable Objects (SQLite backend): `new DurableObjectStorage(ctx.storage)`. */
+export class DurableObjectStorage implements Storage {
+  constructor(storage: unknown, options?: { prefix?: string });
+  readonly durability: "full" | "relaxed";
+  loadAll(): Iterable<[string, Uint8Array]>;
+  commit(batch: StorageBatch): void;
+  close(): void;
+}
+
+export interface EngineOptions {
+  clock?: Clock;
+  storage?: Storage;
+  /** Message ids and receipt handles derive from it; drawn at random when absent. */
+  seed?: number | bigint;
+  region?: string;
+  accountId?: string;
+  /** `host[:port]` used in queue URLs when a call names none. */
+  defaultHost?: string;
+  standardInflightLimit?: number;
+  fifoInflightLimit?: number;
+  /** false: no timers; the host calls `tick()` at `nextDeadline()` (e.g. a Durable Object alarm). */
+  timers?: boolean;
+}
+
+/** Thrown for every refused SQS call. `name` is the SQS error shape (e.g. "QueueDoesNotExist"). */
+export interface SqsError extends Error {
+  /** The Query error code, e.g. "AWS.SimpleQueueService.NonExistentQueue". */
+  code: string;
+  httpStatus: number;
+}
+
+/** A state transition, as drawn by the page and asserted by tests. */
+export interface EngineEvent {
+  at: number;
+  queue: string;
+  type:
+    | "queue-created" | "queue-deleted" | "sent" | "deduplicated" | "delay-ended" | "received"
+    | "visibility-changed" | "visibility-expired" | "deleted" | "moved-to-dead-letter-queue"
+    | "moved-by-task" | "expired" | "purged";
+  messageId?: string;
+  [field: string]: unknown;
+}
+
+export type SqsAction =
+  | "AddPermission" | "CancelMessageMoveTask" | "ChangeMessageVisibility" | "ChangeMessageVisibilityBatch"
+  | "CreateQueue" | "DeleteMessage" | "DeleteMessageBatch" | "DeleteQueue" | "GetQueueAttributes"
+  | "GetQueueUrl" | "ListDeadLetterSourceQueues" | "ListMessageMoveTasks" | "ListQueueTags" | "ListQueues"
+  | "PurgeQueue" | "ReceiveMessage" | "RemovePermission" | "SendMessage" | "SendMessageBatch"
+  | "SetQueueAttributes" | "StartMessageMoveTask" | "TagQueue" | "UntagQueue";
+
+/** SQS JSON (AWS JSON 1.0 members, e.g. `{ QueueUrl, MessageBody }`). */
+export type SqsParams = Record<string, unknown>;
+export type SqsResult = Record<string, any>;
+
+export interface ReceivedMessage {
+  MessageId: string;
+  ReceiptHandle: string;
+  MD5OfBody: string;
+  Body: string;
+  Attributes?: Record<string, string>;
+  MD5OfMessageAttributes?: string;
+  MessageAttributes?: Record<string, { DataType: string; StringValue?: string; BinaryValue?: string }>;
+}
+
+export class Engine {
+  constructor(options?: EngineOptions);
+  readonly clock: Clock;
+  readonly closed: boolean;
+  /** Any SQS action, synchronously. Throws an {@link SqsError}. */
+  dispatch(action: SqsAction | string, params?: SqsParams): SqsResult;
+  /** ReceiveMessage with long polling on the engine's clock; aborts with `signal`. */
+  receiveMessage(params: SqsParams, options?: { signal?: AbortSignal }): Promise<{ Messages?: ReceivedMessage[] }>;
+  /** Every message of a queue and its state, read-only. */
+  peek(queueUrl: string): SqsResult;
+  /** Apply everything due now (hosts with `timers: false`). */
+  tick(): void;
+  /** Epoch ms of the next time-driven change, if any. */
+  nextDeadline(): number | undefined;
+  on(name: "event", listener: (event: EngineEvent) => void): this;
+  on(name: "error", listener: (error: unknown) => void): this;
+  off(name: "event" | "error", listener: (...args: any[]) => void): this;
+  /** Stop timers, reject pending long polls (EngineClosedError), release the wasm memory. */
+  close(): void;
+
+  addPermission(params: SqsParams): SqsResult;
+  cancelMessageMoveTask(params: SqsParams): SqsResult;
+  changeMessageVisibility(params: SqsParams): SqsResult;
+  changeMessageVisibilityBatch(params: SqsParams): SqsResult;
+  createQueue(params: SqsParams): { QueueUrl: string };
+  deleteMessage(params: SqsParams): SqsResult;
+  deleteMessageBatch(params: SqsParams): SqsResult;
+  deleteQueue(params: SqsParams): SqsResult;
+  getQueueAttributes(params: SqsParams): { Attributes?: Record<string, string> };
+  getQueueUrl(params: SqsParams): { QueueUrl: string };
+  listDeadLetterSourceQueues(params: SqsParams): SqsResult;
+  listMessageMoveTasks(params: SqsParams): SqsResult;
+  listQueueTags(params: SqsParams): SqsResult;
+  listQueues(params?: SqsParams): { QueueUrls?: string[]; NextToken?: string };
+  purgeQueue(params: SqsParams): SqsResult;
+  removePermission(params: SqsParams): SqsResult;
+  sendMessage(params: SqsParams): { MessageId: string; MD5OfMessageBody: string; [k: string]: unknown };
+  sendMessageBatch(params: SqsParams): SqsResult;
+  setQueueAttributes(params: SqsParams): SqsResult;
+  startMessageMoveTask(params: SqsParams): SqsResult;
+  tagQueue(params: SqsParams): SqsResult;
+  untagQueue(params: SqsParams): SqsResult;
+}
+
+export interface HandlerOptions {
+  /** Verify every request's SigV4 signature against these credentials. */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** Larger request bodies are refused with RequestEntityTooLarge (default 8 MiB). */
+  maxBodyBytes?: number;
+}
+
+/** An AWS SDK v3 `requestHandler` answering in-process. */
+export interface RequestHandler {
+  metadata: { handlerProtocol: string };
+  handle(
+    request: { method?: string; path?: string; query?: Record<string, string | string[] | null>; headers?: Record<string, string>; body?: string | Uint8Array },
+    options?: { abortSignal?: AbortSignal },
+  ): Promise<{ response: { statusCode: number; headers: Record<string, string>; body: Uint8Array } }>;
+  updateHttpClientConfig(key: unknown, value: unknown): void;
+  httpHandlerConfigs(): {};
+  destroy(): void;
+}
+
+export function createRequestHandler(engine: Engine, options?: HandlerOptions): RequestHandler;
+export function createFetchHandler(engine: Engine, options?: HandlerOptions): (request: Request) => Promise<Response>;
+
+export interface ConsumerOptions {
+  engine: Engine | { receiveMessage(params: SqsParams, options?: { signal?: AbortSignal }): Promise<{ Messages?: ReceivedMessage[] }>; [method: string]: any };
+  queueUrl: string;
+  handleMessage?: (message: ReceivedMessage) => Promise<void> | void;
+  /** Resolve to undefined (all succeeded) or the messages to delete (the rest are released). */
+  handleMessageBatch?: (messages: ReceivedMessage[]) => Promise<void | ReceivedMessage[]> | void | ReceivedMessage[];
+  batchSize?: number;
+  waitTimeSeconds?: number;
+  visibilityTimeout?: number;
+  heartbeatInterval?: number;
+  releaseOnFailure?: "immediate" | false | { backoff: (receiveCount: number) => number };
+  concurrency?: number;
+  attributeNames?: string[];
+  messageAttributeNames?: string[];
+  signal?: AbortSignal;
+  clock?: Clock;
+  errorBackoffMs?: number;
+}
+
+/** Polls a queue and runs handlers; deletes on success, releases on failure. */
+export class Consumer {
+  constructor(options: ConsumerOptions);
+  readonly isRunning: boolean;
+  start(): this;
+  stop(options?: { wait?: boolean }): Promise<void>;
+  on(name: "processed" | "error" | "released" | "stopped" | "empty" | "received", listener: (...args: any[]) => void): this;
+  off(name: string, listener: (...args: any[]) => void): this;
+}
