@@ -16,6 +16,9 @@ import { serveFile } from "./static.mjs";
  */
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
+/** How long the rest of a refused oversized body is drained before the connection is cut. */
+const DRAIN_MS = 10_000;
+
 class ShutdownError extends Error {
   constructor() {
     super("wasq serve is shutting down");
@@ -120,11 +123,16 @@ export async function startServer(options) {
         { abortSignal: controller.signal },
       );
       if (read.tooLarge) {
-        // The rest of the body is never read: the connection cannot carry another request.
-        response.headers.connection = "close";
+        // The rest of the body is read and dropped rather than the socket closed under a client
+        // still writing (it would see a reset instead of this answer); a client that keeps
+        // sending for longer than DRAIN_MS is cut off.
         res.on("finish", () => {
+          if (req.complete) return;
+          const cutoff = setTimeout(() => req.socket?.destroy(), DRAIN_MS);
+          cutoff.unref();
+          req.on("end", () => clearTimeout(cutoff));
+          req.on("close", () => clearTimeout(cutoff));
           req.resume();
-          setTimeout(() => req.socket.destroy(), 1000).unref();
         });
       }
       response.headers["content-length"] = String(response.body.byteLength);

@@ -1,0 +1,212 @@
+// `wasq serve` as an HTTP server: SigV4 with --credentials, the page and the package, /health,
+// Query on queue-URL paths and GET, the body limit, --verbose, and the non-loopback warning.
+
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { request } from "node:http";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { CreateQueueCommand, ListQueuesCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
+import { ACCESS_KEY, SECRET_KEY, client, rejection, repoRoot, startWasq } from "./helpers.mjs";
+
+let server;
+
+before(async () => {
+  server = await startWasq(["--memory", "--verbose", "--www", join(repoRoot, "www")]);
+});
+
+after(async () => {
+  await server?.stop();
+});
+
+/**
+ * One raw HTTP exchange; `chunks` streams a body without a Content-Length; `headersOnly` sends
+ * the headers and then waits for the answer without sending the body.
+ */
+function raw(url, { method = "GET", path = "/", headers = {}, body, chunks, headersOnly = false } = {}) {
+  const { hostname, port } = new URL(url);
+  return new Promise((ok, fail) => {
+    const req = request({ hostname, port, method, path, headers }, (res) => {
+      const parts = [];
+      res.on("data", (d) => parts.push(d));
+      res.on("end", () => ok({ status: res.statusCode, headers: res.headers, body: Buffer.concat(parts) }));
+      res.on("error", fail);
+    });
+    req.on("error", fail);
+    if (headersOnly) {
+      req.flushHeaders();
+    } else if (chunks) {
+      let i = 0;
+      const pump = () => {
+        while (i < chunks.count) {
+          i++;
+          if (!req.write(chunks.chunk)) return req.once("drain", pump);
+        }
+        req.end();
+      };
+      pump();
+    } else {
+      req.end(body);
+    }
+  });
+}
+
+test("--credentials: correctly signed requests work, a wrong secret or an unsigned request is refused as AWS does", async () => {
+  const authed = await startWasq(["--memory", "--credentials", `${ACCESS_KEY}:${SECRET_KEY}`]);
+  const good = client(authed.url);
+  const wrongSecret = client(authed.url, { secretAccessKey: "not-the-secret" });
+  const wrongKey = client(authed.url, { accessKeyId: "AKIDSOMEONEELSE" });
+  try {
+    const { QueueUrl } = await good.send(new CreateQueueCommand({ QueueName: "signed" }));
+    await good.send(new SendMessageCommand({ QueueUrl, MessageBody: "ok" }));
+
+    const e1 = await rejection(wrongSecret.send(new ListQueuesCommand({})));
+    assert.equal(e1.name, "SignatureDoesNotMatch");
+    assert.equal(e1.$metadata.httpStatusCode, 403);
+    assert.equal(
+      e1.message,
+      "The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.",
+    );
+
+    const e2 = await rejection(wrongKey.send(new ListQueuesCommand({})));
+    assert.equal(e2.name, "InvalidClientTokenId");
+    assert.equal(e2.$metadata.httpStatusCode, 403);
+    assert.equal(e2.message, "The security token included in the request is invalid.");
+
+    const unsigned = await raw(authed.url, { path: "/?Action=ListQueues" });
+    assert.equal(unsigned.status, 403);
+    assert.match(unsigned.body.toString(), /<Code>MissingAuthenticationToken<\/Code>/);
+  } finally {
+    good.destroy();
+    wrongSecret.destroy();
+    wrongKey.destroy();
+    await authed.stop();
+  }
+});
+
+test("the page at /, the package at /pkg/ (wasm as application/wasm), /health", async () => {
+  const page = await raw(server.url, { path: "/" });
+  assert.equal(page.status, 200);
+  assert.match(page.headers["content-type"], /^text\/html/);
+  assert.equal(page.body.toString(), readFileSync(join(repoRoot, "www", "index.html"), "utf8"));
+
+  const pkgJson = await raw(server.url, { path: "/pkg/package.json" });
+  assert.equal(pkgJson.status, 200);
+  const manifest = JSON.parse(pkgJson.body.toString());
+  assert.equal(manifest.name, "wasq");
+
+  const wasm = await raw(server.url, { path: "/pkg/wasq_bg.wasm" });
+  assert.equal(wasm.status, 200);
+  assert.equal(wasm.headers["content-type"], "application/wasm");
+  assert.deepEqual([...wasm.body.subarray(0, 4)], [0x00, 0x61, 0x73, 0x6d]);
+
+  const entry = await raw(server.url, { method: "HEAD", path: "/pkg/entry/browser.js" });
+  assert.equal(entry.status, 200);
+  assert.match(entry.headers["content-type"], /^text\/javascript/);
+  assert.equal(entry.body.length, 0);
+
+  assert.equal((await raw(server.url, { path: "/no-such-file.js" })).status, 404);
+  assert.equal((await raw(server.url, { path: "/pkg/%2e%2e/%2e%2e/etc/passwd" })).status, 403);
+
+  const health = await raw(server.url, { path: "/health" });
+  assert.equal(health.status, 200);
+  assert.deepEqual(JSON.parse(health.body.toString()), { status: "ok", storage: "memory" });
+});
+
+test("Query protocol: POST on a queue URL path and GET with Action in the query string", async () => {
+  const form = "Action=CreateQueue&QueueName=queryq&Version=2012-11-05";
+  const created = await raw(server.url, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", host: `localhost:${server.port}` },
+    body: form,
+  });
+  assert.equal(created.status, 200);
+  assert.equal(created.headers["content-type"], "text/xml");
+  assert.match(created.body.toString(), new RegExp(`<QueueUrl>http://localhost:${server.port}/000000000000/queryq</QueueUrl>`));
+
+  const sent = await raw(server.url, {
+    method: "POST",
+    path: "/000000000000/queryq",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: "Action=SendMessage&MessageBody=via%20path&Version=2012-11-05",
+  });
+  assert.equal(sent.status, 200);
+  assert.match(sent.body.toString(), /<MD5OfMessageBody>[0-9a-f]{32}<\/MD5OfMessageBody>/);
+
+  const got = await raw(server.url, { path: "/000000000000/queryq?Action=ReceiveMessage&Version=2012-11-05" });
+  assert.equal(got.status, 200);
+  assert.match(got.body.toString(), /<Body>via path<\/Body>/);
+
+  const missing = await raw(server.url, { path: "/000000000000/nope?Action=ReceiveMessage" });
+  assert.equal(missing.status, 400);
+  assert.match(missing.body.toString(), /<Code>AWS.SimpleQueueService.NonExistentQueue<\/Code>/);
+  assert.match(missing.body.toString(), /<Message>The specified queue does not exist for this wsdl version.<\/Message>/);
+});
+
+test("bodies over the limit are refused with a well-formed 413, declared or streamed, and the server keeps serving", async () => {
+  // A declared 64 MiB body is answered from the headers alone: the client never sends it.
+  const declared = await raw(server.url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/x-amz-json-1.0",
+      "x-amz-target": "AmazonSQS.SendMessage",
+      "content-length": String(64 * 1024 * 1024),
+    },
+    headersOnly: true,
+  });
+  assert.equal(declared.status, 413);
+  assert.equal(declared.headers["x-amzn-query-error"], "RequestEntityTooLarge;Sender");
+  assert.equal(JSON.parse(declared.body.toString()).__type, "com.amazon.coral.service#RequestEntityTooLargeException");
+
+  const streamed = await raw(server.url, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", "transfer-encoding": "chunked" },
+    chunks: { chunk: Buffer.alloc(1 << 20, 0x61), count: 24 },
+  });
+  assert.equal(streamed.status, 413);
+  assert.equal(streamed.headers["content-type"], "text/xml");
+  assert.match(streamed.body.toString(), /<Code>RequestEntityTooLarge<\/Code>/);
+
+  assert.equal((await raw(server.url, { path: "/health" })).status, 200);
+});
+
+test("--verbose logs one line per SQS request with its action and status", async () => {
+  const before = server.stdout().split("\n").length;
+  await raw(server.url, { path: "/?Action=ListQueues" });
+  await new Promise((r) => setTimeout(r, 100));
+  const lines = server.stdout().split("\n").slice(before - 1).filter((l) => l.includes("ListQueues"));
+  assert.equal(lines.length, 1);
+  assert.match(lines[0], /GET \/\?Action=ListQueues ListQueues 200 [\d.]+ms$/);
+});
+
+test("listening on a non-loopback address without credentials prints a warning; with credentials it does not", async () => {
+  const open = await startWasq(["--memory", "--host", "0.0.0.0"]);
+  try {
+    await new Promise((r) => setTimeout(r, 100));
+    assert.match(open.stderr(), /WARNING: listening on 0\.0\.0\.0.*without --credentials/);
+  } finally {
+    await open.stop();
+  }
+  const closed = await startWasq(["--memory", "--host", "0.0.0.0", "--credentials", "k:s"]);
+  try {
+    await new Promise((r) => setTimeout(r, 100));
+    assert.doesNotMatch(closed.stderr(), /WARNING/);
+  } finally {
+    await closed.stop();
+  }
+  const local = await startWasq(["--memory"]);
+  try {
+    await new Promise((r) => setTimeout(r, 100));
+    assert.doesNotMatch(local.stderr(), /WARNING/);
+  } finally {
+    await local.stop();
+  }
+});
+
+test("bad flags exit 2 with usage", async () => {
+  const err = await rejection(startWasq(["--memory", "--data", "/tmp/x"]));
+  assert.match(err.message, /exited with 2/);
+  assert.match(err.message, /--memory and --data exclude each other/);
+  const bad = await rejection(startWasq(["--credentials", "nocolon"]));
+  assert.match(bad.message, /--credentials must be KEY:SECRET/);
+});
