@@ -9,8 +9,9 @@ export const PKG = resolve(process.env.WASQ_PKG_DIR ?? new URL("../../pkg", impo
 export const CREDENTIALS = { accessKeyId: "test", secretAccessKey: "test" };
 
 /** A Miniflare running the Worker; `persist` is a directory kept across dispose/re-create. */
-export function startWorker({ partitions = 1, persist, bindings = {} } = {}) {
+export function startWorker({ partitions = 1, persist, bindings = {}, host, port } = {}) {
   return new Miniflare({
+    ...(port !== undefined ? { host, port } : {}),
     modules: true,
     scriptPath: join(PKG, "worker/index.js"),
     modulesRoot: PKG,
