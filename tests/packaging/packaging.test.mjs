@@ -1,0 +1,187 @@
+// One tiny consumer per runtime, each importing the PACKED tarball (`npm pack pkg/`) by its
+// package name, so the exports conditions, the `files` list and every entry's wasm loading are
+// what is tested — not the sources.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { extname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const repo = fileURLToPath(new URL("../../", import.meta.url));
+const fixtures = fileURLToPath(new URL("./fixtures/", import.meta.url));
+const bin = (name) => join(repo, "node_modules", ".bin", name);
+let work;
+let tarball;
+
+/** A fresh project directory with the packed package installed as node_modules/wasq. */
+function project(name) {
+  const dir = join(work, name);
+  mkdirSync(join(dir, "node_modules"), { recursive: true });
+  execFileSync("tar", ["-xzf", tarball, "-C", dir]);
+  renameSync(join(dir, "package"), join(dir, "node_modules", "wasq"));
+  return dir;
+}
+
+before(() => {
+  if (!existsSync(join(repo, "pkg", "package.json"))) throw new Error("no built package: run `make pkg` first");
+  work = mkdtempSync(join(tmpdir(), "wasq-packaging-"));
+  const out = JSON.parse(execFileSync("npm", ["pack", join(repo, "pkg"), "--pack-destination", work, "--json"], { encoding: "utf8" }));
+  tarball = join(work, out[0].filename);
+});
+
+after(() => rmSync(work, { recursive: true, force: true }));
+
+test("the tarball holds the entries, the wasm and the types, and nothing from the build", () => {
+  const files = execFileSync("tar", ["-tzf", tarball], { encoding: "utf8" }).trim().split("\n").map((f) => f.replace(/^package\//, ""));
+  for (const f of ["package.json", "README.md", "index.d.ts", "index.d.cts", "wasq_bg.wasm", "wasq.js",
+    "entry/node.js", "entry/node.cjs", "entry/browser.js", "entry/workerd.js", "src/engine.js"]) {
+    assert.ok(files.includes(f), `missing ${f}`);
+  }
+  assert.ok(!files.some((f) => f.startsWith("entry-src/")), "build-only sources are not shipped");
+  const pkg = JSON.parse(readFileSync(join(repo, "pkg", "package.json"), "utf8"));
+  const conditions = Object.keys(pkg.exports["."]);
+  assert.ok(conditions.indexOf("workerd") < conditions.indexOf("browser"), "workerd must come before browser");
+  assert.equal(conditions.at(-1), "default");
+});
+
+test("Node ESM consumer", () => {
+  const dir = project("node-esm");
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }));
+  copyFileSync(join(fixtures, "node-esm.mjs"), join(dir, "index.mjs"));
+  const out = JSON.parse(execFileSync("node", ["index.mjs"], { cwd: dir, encoding: "utf8" }));
+  assert.deepEqual(out, {
+    body: "from esm",
+    same: true,
+    error: { isError: true, name: "QueueDoesNotExist", code: "AWS.SimpleQueueService.NonExistentQueue" },
+  });
+});
+
+test("Node CommonJS consumer", () => {
+  const dir = project("node-cjs");
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "commonjs" }));
+  copyFileSync(join(fixtures, "node-cjs.cjs"), join(dir, "index.cjs"));
+  const out = JSON.parse(execFileSync("node", ["index.cjs"], { cwd: dir, encoding: "utf8" }));
+  assert.deepEqual(out, { body: "from cjs", md5: true, status: 200 });
+});
+
+test("TypeScript consumer type-checks against index.d.ts (and a wrong one does not)", () => {
+  const dir = project("typescript");
+  const tsconfig = (file) => ({
+    compilerOptions: { strict: true, noEmit: true, target: "es2022", module: "nodenext", moduleResolution: "nodenext", lib: ["es2022", "dom"], skipLibCheck: false, types: [] },
+    files: [file],
+  });
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }));
+  copyFileSync(join(fixtures, "consumer.ts"), join(dir, "consumer.ts"));
+  copyFileSync(join(fixtures, "consumer-bad.ts"), join(dir, "consumer-bad.ts"));
+  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify(tsconfig("consumer.ts")));
+  writeFileSync(join(dir, "tsconfig.bad.json"), JSON.stringify(tsconfig("consumer-bad.ts")));
+  execFileSync(bin("tsc"), ["-p", "tsconfig.json"], { cwd: dir, encoding: "utf8" });
+  let failure = "";
+  try {
+    execFileSync(bin("tsc"), ["-p", "tsconfig.bad.json"], { cwd: dir, encoding: "utf8" });
+  } catch (err) {
+    failure = String(err.stdout);
+  }
+  assert.match(failure, /noSuchMethod/);
+  assert.match(failure, /consumer-bad.ts\(3,\d+\): error TS2322/, "a string seed is refused");
+});
+
+const MIME = { ".js": "text/javascript", ".html": "text/html", ".wasm": "application/wasm", ".json": "application/json" };
+
+test("browser consumer in Chromium (playwright-core), resolved through the `browser` condition", async () => {
+  const dir = project("browser");
+  const pkg = JSON.parse(readFileSync(join(dir, "node_modules/wasq/package.json"), "utf8"));
+  const entry = pkg.exports["."].browser.default.replace(/^\.\//, "/node_modules/wasq/");
+  const html = readFileSync(join(fixtures, "browser.html"), "utf8").replace("__IMPORT_MAP__", JSON.stringify({ imports: { wasq: entry } }));
+  writeFileSync(join(dir, "index.html"), html);
+  const server = createServer((req, res) => {
+    const path = join(dir, decodeURIComponent(new URL(req.url, "http://x").pathname));
+    if (!path.startsWith(dir) || !existsSync(path)) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { "content-type": MIME[extname(path)] ?? "application/octet-stream" });
+    res.end(readFileSync(path));
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  const { chromium } = await import("playwright-core");
+  const browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  try {
+    const page = await browser.newPage();
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(String(e)));
+    await page.goto(`http://127.0.0.1:${server.address().port}/index.html`);
+    await page.waitForFunction(() => window.result !== undefined, null, { timeout: 20_000 });
+    const result = await page.evaluate(() => window.result);
+    assert.deepEqual(errors, []);
+    assert.equal(result.error, undefined, result.error);
+    assert.equal(result.body, "from the page");
+    assert.equal(result.again, true, "the visibility timeout expired when the ManualClock advanced");
+    assert.equal(result.inflight, "1", "state restored from localStorage");
+    assert.match(result.fileError, /FileStorage needs Node/);
+  } finally {
+    await browser.close();
+    server.close();
+  }
+});
+
+test("workerd consumer (miniflare): a Durable Object serving SQS, state kept across restarts", async () => {
+  const dir = project("workerd");
+  copyFileSync(join(fixtures, "worker.js"), join(dir, "worker.js"));
+  const { build } = await import("esbuild");
+  const out = join(dir, "dist");
+  // What wrangler does: workerd conditions first, .wasm imported as a compiled module.
+  await build({
+    absWorkingDir: dir, entryPoints: ["worker.js"], bundle: true, format: "esm", platform: "neutral",
+    conditions: ["workerd", "worker", "browser"], loader: { ".wasm": "copy" }, outdir: out, logLevel: "warning",
+  });
+  const { Miniflare } = await import("miniflare");
+  const persist = join(work, "do-state");
+  const start = () => new Miniflare({
+    modules: true,
+    scriptPath: join(out, "worker.js"),
+    modulesRoot: out,
+    modulesRules: [{ type: "ESModule", include: ["**/*.js"] }, { type: "CompiledWasm", include: ["**/*.wasm"] }],
+    compatibilityDate: "2026-04-01",
+    durableObjects: { QUEUES: { className: "QueueObject", useSQLite: true } },
+    durableObjectsPersist: persist,
+  });
+  const call = async (mf, action, body) => {
+    const res = await mf.dispatchFetch("http://sqs.local/", {
+      method: "POST",
+      headers: { "content-type": "application/x-amz-json-1.0", "x-amz-target": `AmazonSQS.${action}` },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, body: await res.json() };
+  };
+  let mf = start();
+  let QueueUrl;
+  try {
+    const created = await call(mf, "CreateQueue", { QueueName: "do", Attributes: { VisibilityTimeout: "1" } });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    QueueUrl = created.body.QueueUrl;
+    assert.equal((await call(mf, "SendMessage", { QueueUrl, MessageBody: "durable" })).status, 200);
+    const first = await call(mf, "ReceiveMessage", { QueueUrl });
+    assert.equal(first.body.Messages[0].Body, "durable");
+    const missing = await call(mf, "GetQueueUrl", { QueueName: "nope" });
+    assert.equal(missing.status, 400);
+    assert.equal(missing.body.__type, "com.amazonaws.sqs#QueueDoesNotExist");
+  } finally {
+    await mf.dispose();
+  }
+  await new Promise((r) => setTimeout(r, 1100));
+  mf = start();
+  try {
+    const again = await call(mf, "ReceiveMessage", { QueueUrl, AttributeNames: ["ApproximateReceiveCount"] });
+    assert.equal(again.body.Messages?.[0]?.Body, "durable", "restored from Durable Object storage after a restart");
+    assert.equal(again.body.Messages[0].Attributes.ApproximateReceiveCount, "2");
+  } finally {
+    await mf.dispose();
+  }
+});
