@@ -171,13 +171,18 @@ function setPlaying(on) {
 
 let lastFrame = null;
 let frameBusy = false;
+let owed = 0; // simulated ms not yet applied because the previous step was still running
 function frame(t) {
-  if (!playing) { lastFrame = null; return; }
-  if (lastFrame !== null && !frameBusy) {
-    // A hidden tab or a slow frame must not jump the simulation by minutes.
-    const dt = Math.min(t - lastFrame, 250) * speed;
-    frameBusy = true;
-    step(dt).finally(() => { frameBusy = false; });
+  if (!playing) { lastFrame = null; owed = 0; return; }
+  if (lastFrame !== null) {
+    // A hidden tab or a stalled frame must not jump the simulation by minutes.
+    owed += Math.min(t - lastFrame, 250) * speed;
+    if (!frameBusy && owed >= 1) {
+      const dt = Math.floor(owed);
+      owed -= dt;
+      frameBusy = true;
+      step(dt).finally(() => { frameBusy = false; });
+    }
   }
   lastFrame = t;
   requestAnimationFrame(frame);

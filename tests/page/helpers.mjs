@@ -1,7 +1,8 @@
 // Shared by the page tests: browser launch, the page's address, and the consistency check that
 // compares what the page draws with what the engine says.
 import { chromium } from "playwright-core";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
+import { spawn } from "node:child_process";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startStaticServer } from "./server.mjs";
@@ -18,10 +19,40 @@ export async function launch() {
   });
 }
 
-/** `wasq serve` when WASQ_PAGE_URL names it; otherwise a static server with the same layout. */
+/**
+ * Where the page is served from, in order: WASQ_PAGE_URL (a server someone else runs);
+ * `wasq serve --memory --www www/` from the built package, as readers get it; or, when testing a
+ * package built elsewhere (WASQ_PKG_DIR) or before the package has its server, a static server
+ * with the same layout (page at `/`, package at `/pkg/`).
+ */
 export async function pageServer() {
   if (process.env.WASQ_PAGE_URL) return { url: process.env.WASQ_PAGE_URL, close: async () => {} };
+  const cli = resolve(REPO, "pkg/bin/wasq.mjs");
+  if (!process.env.WASQ_PKG_DIR && existsSync(cli)) return startWasqServe(cli);
   return startStaticServer(REPO);
+}
+
+function startWasqServe(cli) {
+  const child = spawn(process.execPath, [cli, "serve", "--memory", "--port", "0", "--www", resolve(REPO, "www")], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  return new Promise((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`wasq serve did not start:\n${output}`)), 10000);
+    const onData = (chunk) => {
+      output += chunk;
+      const m = /playground at (http:\/\/\S+?)\/?\n/.exec(output);
+      if (!m) return;
+      clearTimeout(timer);
+      ok({
+        url: `${m[1]}/`,
+        close: () => new Promise((done) => { child.once("exit", done); child.kill("SIGTERM"); }),
+      });
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", (c) => { output += c; });
+    child.once("exit", (code) => { clearTimeout(timer); fail(new Error(`wasq serve exited (${code}):\n${output}`)); });
+  });
 }
 
 export async function openPage(browser, base, query = "", { width = 1280, height = 900, reducedMotion } = {}) {
@@ -96,7 +127,10 @@ export async function mismatches(page) {
 /** Each card's lane and position, to tell afterwards which cards moved. */
 export async function cardPositions(page) {
   return page.evaluate(() => Object.fromEntries([...document.querySelectorAll("#lanes .card")].map((c) => {
+    const anims = c.getAnimations().length;
+    // Where the card is laid out, not where a running FLIP transform shows it.
+    for (const a of c.getAnimations()) a.finish();
     const r = c.getBoundingClientRect();
-    return [c.dataset.id, { lane: c.closest(".cell").dataset.lane, x: r.x + scrollX, y: r.y + scrollY }];
+    return [c.dataset.id, { lane: c.closest(".cell").dataset.lane, x: r.x + scrollX, y: r.y + scrollY, anims }];
   })));
 }

@@ -225,7 +225,11 @@ test("a delayed message waits apart in Stored, then its card moves when the dela
   const before = await page.$eval("#lanes .card", (c) => c.getBoundingClientRect().y);
   await page.click("#step-deadline");
   await settled(page);
-  const after = await page.$eval("#lanes .card", (c) => ({ y: c.getBoundingClientRect().y, anims: c.getAnimations().length, from: c.dataset.movedFrom }));
+  const after = await page.$eval("#lanes .card", (c) => {
+    const anims = c.getAnimations().length;
+    for (const a of c.getAnimations()) a.finish(); // measure the layout, not the FLIP transform
+    return { y: c.getBoundingClientRect().y, anims, from: c.dataset.movedFrom };
+  });
   assert.equal(await cell(), "stored");
   assert.equal(await page.textContent("#clock-now"), "+00:05.000", "to next deadline stops exactly when the delay ends");
   assert.ok(after.y !== before && after.anims > 0 && after.from === "delayed", JSON.stringify(after));

@@ -145,16 +145,13 @@ for (const [id, steps] of scenarioIds) {
         await page.click("#scenario-next");
         await settled(page);
         // Read the animations at once: they last about half a second.
-        const now = await page.evaluate(() => [...document.querySelectorAll("#lanes .card")].map((c) => {
-          const r = c.getBoundingClientRect();
-          return { id: c.dataset.id, lane: c.closest(".cell").dataset.lane, x: r.x + scrollX, y: r.y + scrollY, anims: c.getAnimations().length };
-        }));
-        for (const c of now) {
-          const b = beforePos[c.id];
+        const now = await cardPositions(page);
+        for (const [id, c] of Object.entries(now)) {
+          const b = beforePos[id];
           if (!b || b.lane === c.lane) continue;
           moved++;
-          assert.ok(b.x !== c.x || b.y !== c.y, `card ${c.id} changed lane ${b.lane}→${c.lane} but did not move`);
-          assert.ok(c.anims > 0, `card ${c.id} moved ${b.lane}→${c.lane} without an animation`);
+          assert.ok(b.x !== c.x || b.y !== c.y, `card ${id} changed lane ${b.lane}→${c.lane} but did not move`);
+          assert.ok(c.anims > 0, `card ${id} moved ${b.lane}→${c.lane} without an animation`);
         }
       }
       assert.deepEqual(await mismatches(page), [], `${id} step ${step}`);
