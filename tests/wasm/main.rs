@@ -1,0 +1,186 @@
+//! Smoke tests of the wasm-bindgen layer, run by wasm-bindgen-test-runner in Node, or in headless
+//! Chromium with `WASM_BINDGEN_USE_BROWSER=1` (see scripts/test-js.sh). They call `WasqCore`
+//! exactly as the JS wrapper does and check what JS receives.
+#![cfg(target_arch = "wasm32")]
+
+use js_sys::{Array, Error, Object, Reflect, Uint8Array, JSON};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_test::wasm_bindgen_test;
+use wasq::wasm::WasqCore;
+
+const NOW: f64 = 1_767_225_600_000.0; // 2026-01-01T00:00:00Z
+
+fn options(seed: Option<f64>) -> JsValue {
+    let o = Object::new();
+    if let Some(seed) = seed {
+        Reflect::set(&o, &"seed".into(), &seed.into()).unwrap();
+    }
+    o.into()
+}
+
+fn json(text: &str) -> JsValue {
+    JSON::parse(text).unwrap()
+}
+
+fn get(v: &JsValue, key: &str) -> JsValue {
+    Reflect::get(v, &key.into()).unwrap()
+}
+
+fn create_queue(core: &mut WasqCore, name: &str) -> String {
+    let out = core
+        .dispatch(
+            NOW,
+            "CreateQueue",
+            &format!(r#"{{"QueueName":"{name}"}}"#),
+            JsValue::UNDEFINED,
+        )
+        .unwrap();
+    get(&json(&out), "QueueUrl").as_string().unwrap()
+}
+
+#[wasm_bindgen_test]
+fn send_and_receive_through_dispatch() {
+    let mut core = WasqCore::new(options(Some(1.0)), JsValue::UNDEFINED).unwrap();
+    let url = create_queue(&mut core, "q");
+    let params = format!(r#"{{"QueueUrl":"{url}","MessageBody":"hello"}}"#);
+    let sent = json(
+        &core
+            .dispatch(NOW, "SendMessage", &params, JsValue::UNDEFINED)
+            .unwrap(),
+    );
+    assert_eq!(
+        get(&sent, "MD5OfMessageBody").as_string().unwrap(),
+        "5d41402abc4b2a76b9719d911017c592"
+    );
+    let got = json(
+        &core
+            .dispatch(
+                NOW,
+                "ReceiveMessage",
+                &format!(r#"{{"QueueUrl":"{url}"}}"#),
+                JsValue::UNDEFINED,
+            )
+            .unwrap(),
+    );
+    let first = Array::from(&get(&got, "Messages")).get(0);
+    assert_eq!(get(&first, "Body").as_string().unwrap(), "hello");
+    let events = json(&core.take_events().unwrap());
+    assert_eq!(Array::from(&events).length(), 3); // queue-created, sent, received
+}
+
+#[wasm_bindgen_test]
+fn sqs_errors_are_real_js_errors() {
+    let mut core = WasqCore::new(options(Some(1.0)), JsValue::UNDEFINED).unwrap();
+    let err = core
+        .dispatch(
+            NOW,
+            "GetQueueUrl",
+            r#"{"QueueName":"missing"}"#,
+            JsValue::UNDEFINED,
+        )
+        .unwrap_err();
+    let err: Error = err.dyn_into().expect("an Error object, not a string");
+    assert_eq!(String::from(err.name()), "QueueDoesNotExist");
+    assert_eq!(
+        String::from(err.message()),
+        "The specified queue does not exist."
+    );
+    assert_eq!(
+        get(&err, "code").as_string().unwrap(),
+        "AWS.SimpleQueueService.NonExistentQueue"
+    );
+    assert_eq!(get(&err, "httpStatus").as_f64().unwrap(), 400.0);
+}
+
+#[wasm_bindgen_test]
+fn bad_inputs_throw_typed_errors() {
+    let bad_seed = Object::new();
+    Reflect::set(&bad_seed, &"seed".into(), &(-1.0).into()).unwrap();
+    let err = WasqCore::new(bad_seed.into(), JsValue::UNDEFINED)
+        .err()
+        .unwrap();
+    assert!(err.is_instance_of::<js_sys::RangeError>());
+    let mut core = WasqCore::new(options(Some(1.0)), JsValue::UNDEFINED).unwrap();
+    assert!(core
+        .tick(f64::NAN)
+        .unwrap_err()
+        .is_instance_of::<js_sys::RangeError>());
+    let err = core
+        .dispatch(NOW, "ListQueues", "{not json", JsValue::UNDEFINED)
+        .unwrap_err();
+    assert_eq!(
+        String::from(err.dyn_into::<Error>().unwrap().name()),
+        "SerializationException"
+    );
+    let not_records = WasqCore::new(options(Some(1.0)), JsValue::from(5))
+        .err()
+        .unwrap();
+    assert!(not_records.is_instance_of::<js_sys::TypeError>());
+}
+
+#[wasm_bindgen_test]
+fn changes_restore_the_same_state() {
+    let mut core = WasqCore::new(options(Some(2.0)), JsValue::UNDEFINED).unwrap();
+    let url = create_queue(&mut core, "kept");
+    let params = format!(r#"{{"QueueUrl":"{url}","MessageBody":"persisted"}}"#);
+    core.dispatch(NOW, "SendMessage", &params, JsValue::UNDEFINED)
+        .unwrap();
+    let changes = core.take_changes().unwrap();
+    let put = Array::from(&get(&changes, "put"));
+    assert!(put.length() > 0);
+    let pair = Array::from(&put.get(0));
+    assert!(pair.get(0).is_string());
+    assert!(pair.get(1).is_instance_of::<Uint8Array>());
+
+    let mut restored = WasqCore::new(options(Some(2.0)), put.into()).unwrap();
+    let got = json(
+        &restored
+            .dispatch(
+                NOW,
+                "ReceiveMessage",
+                &format!(r#"{{"QueueUrl":"{url}"}}"#),
+                JsValue::UNDEFINED,
+            )
+            .unwrap(),
+    );
+    let first = Array::from(&get(&got, "Messages")).get(0);
+    assert_eq!(get(&first, "Body").as_string().unwrap(), "persisted");
+}
+
+#[wasm_bindgen_test]
+fn without_a_seed_one_is_drawn_per_core() {
+    let a = WasqCore::new(JsValue::UNDEFINED, JsValue::UNDEFINED).unwrap();
+    let b = WasqCore::new(JsValue::UNDEFINED, JsValue::UNDEFINED).unwrap();
+    assert_ne!(a.seed(), b.seed());
+}
+
+#[wasm_bindgen_test]
+fn http_requests_go_through_the_protocol_layer() {
+    let mut core = WasqCore::new(options(Some(3.0)), JsValue::UNDEFINED).unwrap();
+    let req = Object::new();
+    let headers = Array::of2(
+        &Array::of2(&"x-amz-target".into(), &"AmazonSQS.CreateQueue".into()),
+        &Array::of2(&"content-type".into(), &"application/x-amz-json-1.0".into()),
+    );
+    Reflect::set(&req, &"method".into(), &"POST".into()).unwrap();
+    Reflect::set(&req, &"headers".into(), &headers).unwrap();
+    Reflect::set(&req, &"body".into(), &r#"{"QueueName":"h"}"#.into()).unwrap();
+    let res = core
+        .handle_http(NOW, req.into(), JsValue::UNDEFINED)
+        .unwrap();
+    assert_eq!(get(&res, "status").as_f64().unwrap(), 200.0);
+    let body = get(&res, "body").dyn_into::<Uint8Array>().unwrap().to_vec();
+    let body = String::from_utf8(body).unwrap();
+    assert!(body.contains("/000000000000/h"), "{body}");
+    let names: Vec<String> = Array::from(&get(&res, "headers"))
+        .iter()
+        .map(|h| {
+            Array::from(&h)
+                .get(0)
+                .as_string()
+                .unwrap()
+                .to_ascii_lowercase()
+        })
+        .collect();
+    assert!(names.contains(&"x-amzn-requestid".to_string()));
+}
