@@ -24,6 +24,15 @@ if [[ "$have" != "$want" ]]; then
   cargo install wasm-bindgen-cli --version "$want"
 fi
 
+# Browser tests (playwright-core pages, wasm-bindgen-test in Chromium) use Debian's Chromium.
+if [[ ! -x /usr/bin/chromium || ! -x /usr/bin/chromedriver ]]; then
+  if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
+    apt-get update -qq && apt-get install -y -qq chromium chromium-driver
+  else
+    echo "ensure-tools: install chromium and chromium-driver (apt) for the browser tests" >&2
+  fi
+fi
+
 # npm writes node_modules/.package-lock.json on every install; older than the lock file = stale.
 if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
   npm ci --no-audit --no-fund
