@@ -1,7 +1,7 @@
-import { ManualClock } from "../../../pkg-template/src/clock.js";
+import { ManualClock } from "../../../pkg/entry/node.js";
 import { FakeSqs } from "./fake-sqs.js";
 
-export { Consumer } from "../../../pkg-template/src/consumer.js";
+export { Consumer } from "../../../pkg/entry/node.js";
 export { ManualClock };
 
 /** Let every pending promise chain run (no real timers are involved anywhere in these tests). */

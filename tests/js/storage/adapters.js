@@ -1,6 +1,10 @@
-// One place that says where the adapters under test come from.
-export { MemoryStorage } from "../../../pkg-template/src/storage/memory.js";
-export { LocalStorageStorage } from "../../../pkg-template/src/storage/localstorage.js";
-export { FileStorage, FILE_FORMAT_VERSION } from "../../../pkg-template/src/storage/file.js";
-export { IndexedDbStorage } from "../../../pkg-template/src/storage/indexeddb.js";
-export { DurableObjectStorage } from "../../../pkg-template/src/storage/durable-object.js";
+// The adapters under test, from the built package (`make pkg` → pkg/), as users get them.
+export {
+  MemoryStorage,
+  LocalStorageStorage,
+  FileStorage,
+  IndexedDbStorage,
+  DurableObjectStorage,
+} from "../../../pkg/entry/node.js";
+// Not a package export: the format version the file adapter writes, for the refusal test.
+export { FILE_FORMAT_VERSION } from "../../../pkg/src/storage/file.js";

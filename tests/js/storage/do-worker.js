@@ -1,6 +1,6 @@
 // Fixture Worker for durable-object.test.js: a Durable Object that exposes its
 // DurableObjectStorage adapter over fetch (JSON in, JSON out; values as arrays of bytes).
-import { DurableObjectStorage } from "../../../pkg-template/src/storage/durable-object.js";
+import { DurableObjectStorage } from "../../../pkg/src/storage/durable-object.js";
 
 export class Store {
   constructor(ctx) {
