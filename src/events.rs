@@ -116,6 +116,25 @@ pub enum EventKind {
         /// The message.
         message_id: String,
     },
+    /// Realism: a standard-queue message was delivered and stays receivable once more, as SQS's
+    /// at-least-once delivery sometimes does.
+    #[serde(rename_all = "camelCase")]
+    DuplicateDelivered {
+        /// The message delivered twice.
+        message_id: String,
+    },
+    /// Realism: a short poll did not see this visible message (it sampled other servers).
+    #[serde(rename_all = "camelCase")]
+    SampledOut {
+        /// The message left out.
+        message_id: String,
+    },
+    /// Realism: a call was refused for exceeding SQS's request quota.
+    #[serde(rename_all = "camelCase")]
+    Throttled {
+        /// The action refused.
+        action: String,
+    },
     /// PurgeQueue removed the message.
     #[serde(rename_all = "camelCase")]
     Purged {

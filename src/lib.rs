@@ -26,13 +26,13 @@ pub mod events;
 pub mod model;
 pub mod protocol;
 pub mod service;
+pub mod validate;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
-pub mod validate;
 
 pub use changes::Changes;
 pub use context::CallContext;
-pub use engine::{Engine, EngineConfig, RestoreError};
+pub use engine::{Engine, EngineConfig, Realism, RestoreError, Throttling};
 pub use error::SqsError;
 pub use events::{Event, EventKind};
 pub use service::Service;

@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 #[derive(Debug)]
 pub struct Service {
     config: EngineConfig,
+    realism: Option<crate::engine::Realism>,
     engines: BTreeMap<String, Engine>,
 }
 
@@ -23,6 +24,7 @@ impl Service {
     pub fn new(config: EngineConfig) -> Self {
         Service {
             config,
+            realism: None,
             engines: BTreeMap::new(),
         }
     }
@@ -52,7 +54,11 @@ impl Service {
             };
             engines.insert(region, Engine::restore(cfg, records)?);
         }
-        Ok(Service { config, engines })
+        Ok(Service {
+            config,
+            realism: None,
+            engines,
+        })
     }
 
     /// The configuration every engine is created with (its `region` is the default region).
@@ -70,7 +76,9 @@ impl Service {
                 region: region.to_string(),
                 ..self.config.clone()
             };
-            self.engines.insert(region.to_string(), Engine::new(cfg));
+            let mut engine = Engine::new(cfg);
+            engine.set_realism(None, self.realism.clone());
+            self.engines.insert(region.to_string(), engine);
         }
         self.engines.get_mut(region).expect("inserted above")
     }
@@ -146,6 +154,25 @@ impl Service {
     ) -> Result<bool, SqsError> {
         let region = self.region_of(ctx).to_string();
         self.engine_mut(&region).receivable(now, queue_url)
+    }
+
+    /// Realism mode for every region (`queue: None`) or one queue of a region, by name; see
+    /// [`crate::engine::Realism`]. It also applies to regions first used later.
+    pub fn set_realism(
+        &mut self,
+        region: Option<&str>,
+        queue: Option<&str>,
+        realism: Option<crate::engine::Realism>,
+    ) {
+        match (region, queue) {
+            (None, None) => {
+                self.realism = realism.clone();
+                for engine in self.engines.values_mut() {
+                    engine.set_realism(None, realism.clone());
+                }
+            }
+            (region, queue) => self.engine(region).set_realism(queue, realism),
+        }
     }
 
     /// Events since the last call, in order within each region.

@@ -27,6 +27,9 @@ pub(crate) struct MessageExtra {
     pub(crate) sender_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) group_id: Option<String>,
+    /// A realism-mode duplicate delivery copy (never duplicated again).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) duplicate_copy: bool,
     /// MD5OfMessageSystemAttributes as sent (the trace header travels as a system attribute).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) system_attributes_md5: Option<String>,

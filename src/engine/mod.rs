@@ -14,6 +14,7 @@ mod move_tasks;
 mod peek;
 mod queue;
 mod queues;
+mod realism;
 mod receive;
 mod records;
 pub mod requests;
@@ -33,6 +34,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
+pub use realism::{group_partition, Realism, Throttling};
 pub use records::{RestoreError, FORMAT_VERSION};
 
 /// Engine settings. Every field has SQS's default (see `Default`).
@@ -89,6 +91,11 @@ pub struct Engine {
     next_task: u64,
     now: u64,
     journal: Journal,
+    realism: Realism,
+    queue_realism: BTreeMap<String, Realism>,
+    dice: realism::Dice,
+    throttle_window: u64,
+    throttle_counts: FxHashMap<(u64, &'static str, u32), u32>,
 }
 
 const QUEUE_REUSE_WAIT_MS: u64 = 60_000;
@@ -97,13 +104,13 @@ impl Engine {
     /// An engine with no queues.
     pub fn new(config: EngineConfig) -> Self {
         let keys = IdKeys::new(config.seed, &config.region);
+        let config = config;
         let journal = Journal {
             record: config.persist,
             observe: config.observe,
             ..Default::default()
         };
         Engine {
-            config,
             keys,
             queues: FxHashMap::default(),
             by_name: BTreeMap::new(),
@@ -116,7 +123,95 @@ impl Engine {
             next_task: 1,
             now: 0,
             journal,
+            realism: Realism::default(),
+            queue_realism: BTreeMap::new(),
+            dice: realism::Dice::new(config_seed_for_realism(&config)),
+            throttle_window: 0,
+            throttle_counts: FxHashMap::default(),
+            config,
         }
+    }
+
+    /// Turn realism mode on or off for the whole engine (`queue: None`) or override it for one
+    /// queue by name. `None` for `realism` removes a per-queue override (or resets the engine's
+    /// to off).
+    pub fn set_realism(&mut self, queue: Option<&str>, realism: Option<Realism>) {
+        match (queue, realism) {
+            (None, r) => self.realism = r.unwrap_or_default(),
+            (Some(q), Some(r)) => {
+                self.queue_realism.insert(q.to_string(), r);
+            }
+            (Some(q), None) => {
+                self.queue_realism.remove(q);
+            }
+        }
+    }
+
+    /// The realism settings in force for a queue.
+    pub fn realism_for(&self, queue: &str) -> &Realism {
+        self.queue_realism.get(queue).unwrap_or(&self.realism)
+    }
+
+    /// Realism throttling: refuse the call when its quota for this second is used up.
+    fn throttle(&mut self, now: u64, action: &'static str, params: &Value) -> Result<(), SqsError> {
+        let Some(url) = params.get("QueueUrl").and_then(Value::as_str) else {
+            return Ok(());
+        };
+        let Ok(uid) = self.resolve_url(url) else {
+            return Ok(());
+        };
+        let Some(q) = self.queues.get(&uid) else {
+            return Ok(());
+        };
+        let Some(limits) = self.realism_for(&q.name).throttling.clone() else {
+            return Ok(());
+        };
+        let high_throughput = q.fifo()
+            && q.attrs.fifo_throughput_limit == "perMessageGroupId"
+            && q.attrs.deduplication_scope == "messageGroup";
+        let (limit, partition) = if !q.fifo() {
+            match limits.standard_per_action {
+                Some(l) => (l, 0),
+                None => return Ok(()),
+            }
+        } else if high_throughput {
+            // Sends land on the partition of their message group; other calls are counted on
+            // partition 0, as their group is not known before they run.
+            let group = params
+                .get("MessageGroupId")
+                .or_else(|| {
+                    params
+                        .get("Entries")
+                        .and_then(|e| e.get(0))
+                        .and_then(|e| e.get("MessageGroupId"))
+                })
+                .and_then(Value::as_str);
+            let partition = group
+                .map(|g| group_partition(g, limits.high_throughput_partitions))
+                .unwrap_or(0);
+            (limits.high_throughput_per_partition, partition)
+        } else {
+            (limits.fifo_per_action, 0)
+        };
+        let window = now / 1000;
+        if window != self.throttle_window {
+            self.throttle_window = window;
+            self.throttle_counts.clear();
+        }
+        let name = q.name.clone();
+        let count = self
+            .throttle_counts
+            .entry((uid, action, partition))
+            .or_insert(0);
+        if *count >= limit {
+            self.journal
+                .event(now, &name, || crate::events::EventKind::Throttled {
+                    action: action.to_string(),
+                });
+            return Err(SqsError::RequestThrottled("Rate exceeded".into()));
+        }
+        *count += 1;
+        Ok(())
     }
 
     /// The configuration the engine runs with.
@@ -142,6 +237,18 @@ impl Engine {
             }
         };
         let now = self.advance(now);
+        const MESSAGE_ACTIONS: &[&str] = &[
+            "SendMessage",
+            "SendMessageBatch",
+            "ReceiveMessage",
+            "DeleteMessage",
+            "DeleteMessageBatch",
+            "ChangeMessageVisibility",
+            "ChangeMessageVisibilityBatch",
+        ];
+        if let Some(a) = MESSAGE_ACTIONS.iter().find(|a| **a == action) {
+            self.throttle(now, a, &params)?;
+        }
         match action {
             "CreateQueue" => self.create_queue(now, ctx, parse(params)?),
             "DeleteQueue" => self.delete_queue(now, parse(params)?),
@@ -340,6 +447,11 @@ impl Engine {
         // no principal, so a stable AIDA-style id derived from the account stands in.
         format!("AIDA{}", self.config.account_id)
     }
+}
+
+/// The realism dice are seeded apart from ids, so turning realism on does not change ids.
+fn config_seed_for_realism(config: &EngineConfig) -> u64 {
+    config.seed ^ 0x5eed_5eed_5eed_5eed
 }
 
 /// Deserialize an action's parameters; a member of the wrong type is a serialization error, as

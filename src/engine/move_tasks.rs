@@ -291,7 +291,7 @@ impl Engine {
             q.next_ready_group(&BTreeSet::new())
                 .and_then(|g| q.group_head_run(g, 1).first().copied())
         } else {
-            q.next_standard(&BTreeSet::new())
+            q.next_standard(&BTreeSet::new(), None)
         };
         let Some(seq) = seq else { return Ok(false) };
         let dest_arn = match destination {

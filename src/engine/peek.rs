@@ -86,6 +86,10 @@ impl Engine {
                 }
                 MessageState::Visible => {}
             }
+            if msg.extra().is_some_and(|e| e.duplicate_copy) {
+                // Realism duplicate: same message id as the original, so viewers need to tell.
+                m.insert("duplicateCopy".into(), json!(true));
+            }
             if let Some(arn) = msg.extra().and_then(|e| e.dead_letter_source_arn.as_ref()) {
                 m.insert("deadLetterSourceArn".into(), json!(arn));
             }

@@ -415,14 +415,33 @@ impl Queue {
     }
 
     /// The next visible message of a standard queue, rotating across message groups. Leaves it
-    /// in its lane; `set_in_flight` or `remove` takes it out.
-    pub(crate) fn next_standard(&mut self, skip: &BTreeSet<u64>) -> Option<u64> {
+    /// in its lane; `set_in_flight` or `remove` takes it out. With `shuffle` (realism mode) the
+    /// lane and the message within the lane's first 64 are drawn at random instead.
+    pub(crate) fn next_standard(
+        &mut self,
+        skip: &BTreeSet<u64>,
+        mut shuffle: Option<&mut super::realism::Dice>,
+    ) -> Option<u64> {
+        if let Some(d) = shuffle.as_deref_mut() {
+            for _ in 0..d.below(self.rotation.len()) {
+                if let Some(g) = self.rotation.pop_front() {
+                    self.rotation.push_back(g);
+                }
+            }
+        }
         let mut looked = 0usize;
         while let Some(group) = self.rotation.pop_front() {
             let Some(lane) = self.lanes.get_mut(&group) else {
                 continue;
             };
-            let candidate = lane.ready.iter().find(|s| !skip.contains(s)).copied();
+            let mut candidates = lane.ready.iter().filter(|s| !skip.contains(s));
+            let candidate = match shuffle.as_deref_mut() {
+                None => candidates.next().copied(),
+                Some(d) => {
+                    let window: Vec<u64> = candidates.take(64).copied().collect();
+                    window.get(d.below(window.len())).copied()
+                }
+            };
             match candidate {
                 Some(seq) => {
                     self.rotation.push_back(group);

@@ -121,6 +121,10 @@ impl Engine {
     ) -> Result<Vec<u64>, SqsError> {
         let limit = self.inflight_limit(uid);
         let dlq = self.dead_letter_target(uid);
+        let realism = match self.queues.get(&uid) {
+            Some(q) => self.realism_for(&q.name).clone(),
+            None => return Err(SqsError::QueueDoesNotExist),
+        };
         let q = self
             .queues
             .get_mut(&uid)
@@ -162,16 +166,48 @@ impl Engine {
                 }
             }
         } else {
-            let none = BTreeSet::new();
+            // Realism: a short poll sees each visible message with this probability.
+            let sample = realism.short_poll_sampling;
+            let sampling = !plan.long_poll && sample > 0.0 && sample < 1.0;
+            let dice = &mut self.dice;
+            let mut skip = BTreeSet::new();
+            let mut examined = 0usize;
             while delivered.len() < cap {
-                let Some(seq) = q.next_standard(&none) else {
+                let shuffle = realism.reorder.then_some(&mut *dice);
+                let Some(seq) = q.next_standard(&skip, shuffle) else {
                     break;
                 };
+                if sampling {
+                    examined += 1;
+                    if examined > cap {
+                        break;
+                    }
+                    if !dice.chance(sample) {
+                        skip.insert(seq);
+                        let id = q.messages.get(&seq).map(|m| m.id).unwrap_or_default();
+                        let name = q.name.clone();
+                        j.event(now, &name, || EventKind::SampledOut {
+                            message_id: format_uuid(id),
+                        });
+                        continue;
+                    }
+                }
                 if exhausted(q, seq, max_receives) {
                     moved.extend(q.remove(seq, now, Removal::DeadLettered, j));
-                } else {
-                    deliver(q, seq, now, plan.visibility_ms, j, keys);
-                    delivered.push(seq);
+                    continue;
+                }
+                deliver(q, seq, now, plan.visibility_ms, j, keys);
+                delivered.push(seq);
+                let is_copy = q
+                    .messages
+                    .get(&seq)
+                    .and_then(|m| m.extra())
+                    .is_some_and(|e| e.duplicate_copy);
+                if !is_copy && dice.chance(realism.duplicate_delivery) {
+                    let copy_seq = self.next_seq;
+                    self.next_seq += 1;
+                    j.touch(RecordKey::Meta);
+                    duplicate(q, seq, copy_seq, now, j);
                 }
             }
         }
@@ -379,6 +415,26 @@ fn exhausted(q: &Queue, seq: u64, max_receives: Option<u32>) -> bool {
         (Some(max), Some(m)) => m.receive_count >= max,
         _ => false,
     }
+}
+
+/// Realism: leave a second, visible copy of a delivered message (same id and body, its own
+/// receipt handles), as SQS's at-least-once delivery sometimes does.
+fn duplicate(q: &mut Queue, seq: u64, copy_seq: u64, now: u64, j: &mut super::journal::Journal) {
+    let Some(m) = q.messages.get(&seq) else {
+        return;
+    };
+    let mut copy = m.clone();
+    copy.seq = copy_seq;
+    copy.state = MessageState::Visible;
+    copy.deadline = 0;
+    copy.serial = 0;
+    copy.extra_mut().duplicate_copy = true;
+    let id = copy.id;
+    q.insert(copy, j);
+    let name = q.name.clone();
+    j.event(now, &name, || EventKind::DuplicateDelivered {
+        message_id: format_uuid(id),
+    });
 }
 
 /// Deliver one visible message: count the receive, mint its handle, hide it until the deadline.

@@ -84,15 +84,12 @@ impl Engine {
             if !(m.state == MessageState::InFlight && m.serial == r.serial) {
                 return Err(expired(handle));
             }
-        } else if m.state != MessageState::InFlight && m.serial != r.serial {
-            // The message was delivered again since this handle was minted and that delivery's
-            // window ran out too: AWS answers 200 (spec §7.3), and hiding it again would take it
-            // from whoever receives it next.
+        } else if m.state != MessageState::InFlight {
+            // The handle's window already ran out: AWS answers 200 (spec §7.3, recorded) and the
+            // message stays visible (§13 #15): hiding it again could take it from whoever
+            // receives it next. Extensions made while it is still in flight always apply.
             return Ok(());
         }
-        // Otherwise (in flight, or expired but not re-received) the change applies: repeated
-        // extension works after the original window as long as nobody else received the
-        // message (spec §7.2).
         let timeout_ms = timeout as u64 * 1000;
         // The 12-hour cap counts from the receive and is not reset by extensions. Reaching it
         // exactly is refused, so 43,200 right after a receive fails and 43,195 works (spec §7.2).
