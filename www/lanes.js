@@ -60,6 +60,8 @@ export class LanesView {
     if (fifo) {
       for (const g of peek.groups || []) groups.push(g.groupId);
       for (const { m } of placed.values()) if (m.groupId && !groups.includes(m.groupId)) groups.push(m.groupId);
+      // An empty FIFO queue still shows its lanes, in one row waiting for the first group.
+      if (!groups.length) groups.push("");
     } else {
       groups.push("");
     }
@@ -141,7 +143,8 @@ export class LanesView {
       if (fifo) {
         const gh = el("div", "group-head");
         gh.dataset.group = g;
-        gh.append(el("span", "lock"), el("span", "gname", g), el("span", "lock-text"));
+        gh.append(el("span", "lock"), el("span", "gname", g || "no groups yet"), el("span", "lock-text"));
+        if (!g) gh.classList.add("placeholder");
         row.append(gh);
       }
       for (const l of lanes) {

@@ -162,9 +162,9 @@ export class ConsumersView {
     panel.innerHTML = `<h3>Consumer ${c.name} <span class="queue-name muted small"></span></h3>
       <form class="recv-form">
         <div class="grid3">
-          <label>MaxNumberOfMessages <input name="max" type="number" inputmode="numeric" value="1" min="1" max="10"></label>
-          <label>VisibilityTimeout <input name="vt" type="number" inputmode="numeric" placeholder="queue"></label>
-          <label>WaitTimeSeconds <input name="wait" type="number" inputmode="numeric" value="0"></label>
+          <label>MaxNumberOf<wbr>Messages <input name="max" type="number" inputmode="numeric" value="1" min="1" max="10"></label>
+          <label>Visibility<wbr>Timeout <input name="vt" type="number" inputmode="numeric" placeholder="queue"></label>
+          <label>WaitTime<wbr>Seconds <input name="wait" type="number" inputmode="numeric" value="0"></label>
         </div>
         <button class="receive primary" type="submit">ReceiveMessage</button>
         <span class="status muted small" aria-live="polite"></span>

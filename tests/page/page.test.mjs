@@ -243,3 +243,28 @@ test("a delayed message waits apart in Stored, then its card moves when the dela
   assert.deepEqual(await mismatches(page), []);
   await page.context().close();
 });
+
+test("keyboard alone drives a scenario, the clock and a consumer", async () => {
+  const page = await openPage(browser, server.url, "?scenario=visibility&step=0");
+  await page.focus("#scenario-next");
+  await page.keyboard.press("Enter");
+  await settled(page);
+  assert.equal(await page.evaluate(() => new URL(location.href).searchParams.get("step")), "1");
+  await page.evaluate(() => document.activeElement.blur());
+  await page.keyboard.press("n");
+  await settled(page);
+  assert.equal(await page.evaluate(() => new URL(location.href).searchParams.get("step")), "2");
+  await page.keyboard.press(".");
+  await settled(page);
+  assert.equal(await page.textContent("#clock-now"), "+00:16.000");
+  // Tab from the first field of consumer B's form reaches its Receive button.
+  await page.focus("#consumer-1 [name=max]");
+  for (let i = 0; i < 3; i++) await page.keyboard.press("Tab");
+  assert.equal(await page.evaluate(() => document.activeElement.textContent), "ReceiveMessage");
+  await page.keyboard.press("Enter");
+  await settled(page);
+  assert.match(await page.textContent("#consumer-1 .status"), /no messages/, "m1 is still in flight with A");
+  assert.ok((await page.textContent("#announcer")).length > 0, "the live region announced the change");
+  assert.deepEqual(await mismatches(page), []);
+  await page.context().close();
+});
