@@ -28,6 +28,8 @@ function serial(fn) {
 }
 
 function fresh() {
+  // The old engine's pending long polls end with EngineClosedError instead of waiting forever.
+  pg?.engine.close?.();
   pg = new Playground(wasqModule);
   $("#lanes").replaceChildren();
   $("#timeline").replaceChildren();

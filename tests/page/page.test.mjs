@@ -4,7 +4,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { launch, pageServer, openPage, settled, mismatches, ARTIFACTS } from "./helpers.mjs";
+import { launch, pageServer, openPage, settled, mismatches, ARTIFACTS, REPO } from "./helpers.mjs";
 
 let browser;
 let server;
@@ -267,4 +267,31 @@ test("keyboard alone drives a scenario, the clock and a consumer", async () => {
   assert.ok((await page.textContent("#announcer")).length > 0, "the live region announced the change");
   assert.deepEqual(await mismatches(page), []);
   await page.context().close();
+});
+
+test("works from any static host: the package vendored next to the page, or named by ?pkg=", async () => {
+  const { startStaticServer, packageDir } = await import("./server.mjs");
+  const www = join(REPO, "www");
+  const pkg = packageDir(REPO);
+  // A docs site: the page under /docs/playground/, the package copied into its vendor/wasq/.
+  const docs = await startStaticServer(REPO, [["/docs/playground/vendor/wasq/", pkg], ["/docs/playground/", www]]);
+  try {
+    const page = await openPage(browser, docs.url, "docs/playground/?scenario=fifo-one-group&step=1");
+    assert.deepEqual(await mismatches(page), []);
+    const entry = await page.evaluate(() => performance.getEntriesByType("resource").map((r) => r.name).find((n) => n.endsWith("wasq_bg.wasm")));
+    assert.match(entry, /\/docs\/playground\/vendor\/wasq\/wasq_bg\.wasm$/);
+    await page.context().close();
+  } finally {
+    await docs.close();
+  }
+  // A package hosted elsewhere on the site, named in the address.
+  const elsewhere = await startStaticServer(REPO, [["/assets/wasq/", pkg], ["/", www]]);
+  try {
+    const page = await openPage(browser, elsewhere.url, "?pkg=/assets/wasq/&scenario=visibility&step=1");
+    assert.deepEqual(await mismatches(page), []);
+    assert.match(page.url(), /pkg=%2Fassets%2Fwasq%2F|pkg=\/assets\/wasq\//, "the link keeps naming the package");
+    await page.context().close();
+  } finally {
+    await elsewhere.close();
+  }
 });

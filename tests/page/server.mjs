@@ -15,15 +15,23 @@ const TYPES = {
   ".svg": "image/svg+xml",
 };
 
-export function startStaticServer(repoRoot) {
-  const mounts = [
-    // WASQ_PKG_DIR: test a package built somewhere other than pkg/.
-    ["/pkg/", resolve(process.env.WASQ_PKG_DIR || resolve(repoRoot, "pkg"))],
-    ["/", resolve(repoRoot, "www")],
-  ];
+/** The package directory under test. WASQ_PKG_DIR: a package built somewhere other than pkg/. */
+export function packageDir(repoRoot) {
+  return resolve(process.env.WASQ_PKG_DIR || resolve(repoRoot, "pkg"));
+}
+
+/**
+ * Serves directories at URL prefixes (longest prefix first); by default the `wasq serve` layout.
+ * @param {string} repoRoot
+ * @param {Array<[string, string]>} [mounts] [urlPrefix, directory] pairs
+ */
+export function startStaticServer(repoRoot, mounts = [["/pkg/", packageDir(repoRoot)], ["/", resolve(repoRoot, "www")]]) {
+  mounts = [...mounts].sort((a, b) => b[0].length - a[0].length);
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url, "http://x").pathname);
-    const [prefix, dir] = mounts.find(([p]) => path.startsWith(p));
+    const mount = mounts.find(([p]) => path.startsWith(p));
+    if (!mount) { res.writeHead(404, { "content-type": "text/plain" }).end("not found"); return; }
+    const [prefix, dir] = mount;
     let file = normalize(join(dir, path.slice(prefix.length)));
     if (!file.startsWith(dir)) { res.writeHead(403).end(); return; }
     try {
