@@ -149,7 +149,7 @@ export class LanesView {
       }
       for (const l of lanes) {
         const lc = el("div", `lane-cell lane-${l.id}`);
-        const label = `${l.title}${fifo ? `, group ${g}` : ""}`;
+        const label = `${l.title}${l.id === "dlq" && dlq ? ` ${dlq.name}` : ""}${fifo && g ? `, group ${g}` : ""}`;
         lc.append(el("div", "cell-label", label));
         if (l.id === "stored") {
           const d = cellEl("delayed", g, `Delayed${fifo ? `, group ${g}` : ""}`);

@@ -155,7 +155,8 @@ export class Playground {
       case "d": {
         const h = this.#held(a, b);
         this.engine.dispatch("DeleteMessage", { QueueUrl: h.queueUrl, ReceiptHandle: h.receiptHandle });
-        h.heartbeat = false;
+        // Done with it, as a real consumer would be; a refused delete keeps the handle to retry.
+        this.consumers[a].held.delete(b);
         return;
       }
       case "v": {

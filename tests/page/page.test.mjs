@@ -64,7 +64,9 @@ test("interactive within a second, and free play through the forms matches the e
   await settled(page);
   assert.deepEqual(await mismatches(page), []);
   const holder = await page.evaluate(() => {
-    const h = [...window.wasq.playground.consumers[0].held.values()][2];
+    const held = [...window.wasq.playground.consumers[0].held.values()];
+    if (held.length !== 2) throw new Error(`A holds ${held.length} handles after a delete`);
+    const h = held[1];
     return document.querySelector(`.card[data-id="${h.messageId}"] .holder`).textContent;
   });
   assert.equal(holder, "held by A");
