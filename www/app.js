@@ -54,6 +54,7 @@ function render() {
   renderDlqOptions();
   showError($("#create-form .error"), pg.errors.get("create"));
   showError($("#send-form .error"), pg.errors.get("send"));
+  $("#send-form .note").textContent = pg.errors.get("send") ? "" : pg.sendNote;
   $("#clock-now").textContent = fmtClock(pg.now);
   const next = pg.nextDeadline();
   $("#step-deadline").disabled = next === null;

@@ -41,6 +41,7 @@ export class Playground {
     this.windows = new Map(); // messageId -> {from, to}: the current visibility window
     this.flashes = []; // {messageId, text} for the view to show once
     this.removedAt = new Map(); // messageId -> when it left the queue
+    this.sendNote = "";
     this.errors = new Map(); // origin -> {name, code, message, httpStatus}
     this.listeners = new Set();
     this.engine.on("event", (e) => this.#onEvent(e));
@@ -129,14 +130,19 @@ export class Playground {
       case "sel":
         if (this.queues.has(a)) this.selected = a;
         return;
-      case "s":
+      case "s": {
+        const from = this.events.length;
         this.engine.dispatch("SendMessage", { QueueUrl: this.#url(a), ...sendParams(b) });
+        this.#noteSends(from);
         return;
+      }
       case "b": {
+        const from = this.events.length;
         const out = this.engine.dispatch("SendMessageBatch", {
           QueueUrl: this.#url(a),
           Entries: b.map((m, i) => ({ Id: `e${i + 1}`, ...sendParams(m) })),
         });
+        this.#noteSends(from);
         if (out.Failed && out.Failed.length) {
           const f = out.Failed[0];
           const err = new Error(`${out.Failed.length} of ${b.length} entries failed; ${f.Id}: ${f.Message}`);
@@ -191,6 +197,17 @@ export class Playground {
       out.RedrivePolicy = JSON.stringify({ deadLetterTargetArn: arn, maxReceiveCount: rp.maxReceiveCount });
     }
     return out;
+  }
+
+  // What a send did, in words, for the send form: duplicates are accepted without an error, so
+  // the form must say that nothing was enqueued.
+  #noteSends(from) {
+    const parts = [];
+    for (const e of this.events.slice(from)) {
+      if (e.type === "sent") parts.push(`sent ${this.label(e.messageId)}`);
+      if (e.type === "deduplicated") parts.push(`deduplicated: accepted but not enqueued (duplicate of ${this.label(e.messageId)})`);
+    }
+    this.sendNote = parts.join("; ");
   }
 
   #url(name) {

@@ -110,13 +110,17 @@ const CHECKS = {
         return document.querySelector(`.card[data-id="${id}"] .flash`)?.textContent;
       });
       assert.equal(flash, "deduplicated", "the duplicated card flashes");
+      assert.equal(await page.textContent("#send-form .note"), "deduplicated: accepted but not enqueued (duplicate of m1)");
       return "shot";
     },
     3: async (page) => {
       const p = await peekOf(page, "invoices.fifo");
       assert.ok(p.messages.every((m) => m.state !== "stored"), "no new message within the window, even after delete");
     },
-    4: async (page) => assert.equal((await peekOf(page, "invoices.fifo")).messages.filter((m) => m.state === "stored").length, 1),
+    4: async (page) => {
+      assert.equal((await peekOf(page, "invoices.fifo")).messages.filter((m) => m.state === "stored").length, 1);
+      assert.equal(await page.textContent("#send-form .note"), "sent m2");
+    },
   },
   "dead-letter": {
     3: async (page) => assert.match((await cardOf(page, "m1")).text, /received ×3/),
