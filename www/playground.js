@@ -311,9 +311,11 @@ export class Playground {
       const due = this.#beat(undefined, this.now);
       const stop = Math.min(target, due);
       if (stop > this.now) this.clock.advance(stop - this.now);
-      await settle();
+      // Only a pending long poll needs its promise callbacks to run between heartbeats.
+      if (this.consumers.some((c) => c.pending)) await settle();
       if (this.now >= target) break;
     }
+    await settle();
   }
 
   /** Advances time from the play loop or a step button, logging it (merged with the previous step). */
