@@ -1,7 +1,6 @@
 //! What one operation changed: the records to persist and the events to report.
 
 use crate::events::{Event, EventKind};
-use std::collections::BTreeSet;
 
 /// A durable record, by what it holds. Keys render as short path-like strings (see `records`).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -27,7 +26,9 @@ pub(crate) enum RecordKey {
 /// Collects dirty record keys and events while an operation runs.
 #[derive(Debug, Default)]
 pub(crate) struct Journal {
-    pub(crate) dirty: BTreeSet<RecordKey>,
+    /// Touched records, possibly repeated; sorted and deduplicated when collected (a Vec keeps
+    /// the hot path to a push and avoids another B-tree instantiation).
+    pub(crate) dirty: Vec<RecordKey>,
     pub(crate) events: Vec<Event>,
     /// Persisting is on unless the host asked for a pure in-memory engine.
     pub(crate) record: bool,
@@ -38,20 +39,20 @@ pub(crate) struct Journal {
 impl Journal {
     pub(crate) fn touch(&mut self, key: RecordKey) {
         if self.record {
-            self.dirty.insert(key);
+            self.dirty.push(key);
         }
     }
 
     pub(crate) fn message(&mut self, queue: u64, seq: u64) {
         if self.record {
-            self.dirty.insert(RecordKey::Content(queue, seq));
-            self.dirty.insert(RecordKey::State(queue, seq));
+            self.dirty.push(RecordKey::Content(queue, seq));
+            self.dirty.push(RecordKey::State(queue, seq));
         }
     }
 
     pub(crate) fn state(&mut self, queue: u64, seq: u64) {
         if self.record {
-            self.dirty.insert(RecordKey::State(queue, seq));
+            self.dirty.push(RecordKey::State(queue, seq));
         }
     }
 

@@ -11,6 +11,7 @@ mod ids;
 mod journal;
 mod message;
 mod move_tasks;
+mod params;
 mod peek;
 mod queue;
 mod queues;
@@ -28,9 +29,9 @@ use crate::events::Event;
 use ids::IdKeys;
 use journal::Journal;
 use move_tasks::MoveTask;
+use params::parse;
 use queue::Queue;
 use rustc_hash::FxHashMap;
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -85,14 +86,15 @@ pub struct Engine {
     /// `(next deadline, queue uid)` for every queue that has one: the engine-wide timer index.
     deadlines: BTreeSet<(u64, u64)>,
     queue_deadline: FxHashMap<u64, u64>,
-    tasks: BTreeMap<u64, MoveTask>,
+    /// Move tasks in creation order (few; a Vec keeps the wasm small).
+    tasks: Vec<MoveTask>,
     next_seq: u64,
     next_queue: u64,
     next_task: u64,
     now: u64,
     journal: Journal,
     realism: Realism,
-    queue_realism: BTreeMap<String, Realism>,
+    queue_realism: Vec<(String, Realism)>,
     dice: realism::Dice,
     throttle_window: u64,
     throttle_counts: FxHashMap<(u64, &'static str, u32), u32>,
@@ -104,7 +106,6 @@ impl Engine {
     /// An engine with no queues.
     pub fn new(config: EngineConfig) -> Self {
         let keys = IdKeys::new(config.seed, &config.region);
-        let config = config;
         let journal = Journal {
             record: config.persist,
             observe: config.observe,
@@ -117,14 +118,14 @@ impl Engine {
             deleted_names: BTreeMap::new(),
             deadlines: BTreeSet::new(),
             queue_deadline: FxHashMap::default(),
-            tasks: BTreeMap::new(),
+            tasks: Vec::new(),
             next_seq: 1,
             next_queue: 1,
             next_task: 1,
             now: 0,
             journal,
             realism: Realism::default(),
-            queue_realism: BTreeMap::new(),
+            queue_realism: Vec::new(),
             dice: realism::Dice::new(config_seed_for_realism(&config)),
             throttle_window: 0,
             throttle_counts: FxHashMap::default(),
@@ -138,22 +139,30 @@ impl Engine {
     pub fn set_realism(&mut self, queue: Option<&str>, realism: Option<Realism>) {
         match (queue, realism) {
             (None, r) => self.realism = r.unwrap_or_default(),
-            (Some(q), Some(r)) => {
-                self.queue_realism.insert(q.to_string(), r);
-            }
-            (Some(q), None) => {
-                self.queue_realism.remove(q);
+            (Some(q), r) => {
+                self.queue_realism.retain(|(name, _)| name != q);
+                if let Some(r) = r {
+                    self.queue_realism.push((q.to_string(), r));
+                }
             }
         }
     }
 
     /// The realism settings in force for a queue.
     pub fn realism_for(&self, queue: &str) -> &Realism {
-        self.queue_realism.get(queue).unwrap_or(&self.realism)
+        self.queue_realism
+            .iter()
+            .find(|(name, _)| name == queue)
+            .map_or(&self.realism, |(_, r)| r)
     }
 
     /// Realism throttling: refuse the call when its quota for this second is used up.
-    fn throttle(&mut self, now: u64, action: &'static str, params: &Value) -> Result<(), SqsError> {
+    fn throttle(
+        &mut self,
+        now: u64,
+        action: &'static str,
+        params: &serde_json::Map<String, Value>,
+    ) -> Result<(), SqsError> {
         let Some(url) = params.get("QueueUrl").and_then(Value::as_str) else {
             return Ok(());
         };
@@ -214,6 +223,13 @@ impl Engine {
         Ok(())
     }
 
+    /// Derive ids and handles from another seed (a restored store's own).
+    fn reseed(&mut self, seed: u64) {
+        self.config.seed = seed;
+        self.keys = IdKeys::new(seed, &self.config.region);
+        self.dice = realism::Dice::new(config_seed_for_realism(&self.config));
+    }
+
     /// The configuration the engine runs with.
     pub fn config(&self) -> &EngineConfig {
         &self.config
@@ -228,8 +244,8 @@ impl Engine {
         params: Value,
     ) -> Result<Value, SqsError> {
         let params = match params {
-            Value::Null => Value::Object(Default::default()),
-            v @ Value::Object(_) => v,
+            Value::Null => Default::default(),
+            Value::Object(map) => map,
             _ => {
                 return Err(SqsError::Serialization(
                     "Start of structure or map expected.".into(),
@@ -250,33 +266,33 @@ impl Engine {
             self.throttle(now, a, &params)?;
         }
         match action {
-            "CreateQueue" => self.create_queue(now, ctx, parse(params)?),
-            "DeleteQueue" => self.delete_queue(now, parse(params)?),
-            "GetQueueUrl" => self.get_queue_url(ctx, parse(params)?),
-            "ListQueues" => self.list_queues(ctx, parse(params)?),
-            "GetQueueAttributes" => self.get_queue_attributes(now, parse(params)?),
-            "SetQueueAttributes" => self.set_queue_attributes(now, parse(params)?),
-            "TagQueue" => self.tag_queue(now, parse(params)?),
-            "UntagQueue" => self.untag_queue(now, parse(params)?),
-            "ListQueueTags" => self.list_queue_tags(parse(params)?),
-            "PurgeQueue" => self.purge_queue(now, parse(params)?),
-            "AddPermission" => self.add_permission(now, parse(params)?),
-            "RemovePermission" => self.remove_permission(now, parse(params)?),
-            "SendMessage" => self.send_message(now, ctx, parse(params)?),
-            "SendMessageBatch" => self.send_message_batch(now, ctx, parse(params)?),
-            "ReceiveMessage" => self.receive_message(now, parse(params)?),
-            "DeleteMessage" => self.delete_message(now, parse(params)?),
-            "DeleteMessageBatch" => self.delete_message_batch(now, parse(params)?),
-            "ChangeMessageVisibility" => self.change_message_visibility(now, parse(params)?),
+            "CreateQueue" => self.create_queue(now, ctx, parse(&params)?),
+            "DeleteQueue" => self.delete_queue(now, parse(&params)?),
+            "GetQueueUrl" => self.get_queue_url(ctx, parse(&params)?),
+            "ListQueues" => self.list_queues(ctx, parse(&params)?),
+            "GetQueueAttributes" => self.get_queue_attributes(now, parse(&params)?),
+            "SetQueueAttributes" => self.set_queue_attributes(now, parse(&params)?),
+            "TagQueue" => self.tag_queue(now, parse(&params)?),
+            "UntagQueue" => self.untag_queue(now, parse(&params)?),
+            "ListQueueTags" => self.list_queue_tags(parse(&params)?),
+            "PurgeQueue" => self.purge_queue(now, parse(&params)?),
+            "AddPermission" => self.add_permission(now, parse(&params)?),
+            "RemovePermission" => self.remove_permission(now, parse(&params)?),
+            "SendMessage" => self.send_message(now, ctx, parse(&params)?),
+            "SendMessageBatch" => self.send_message_batch(now, ctx, parse(&params)?),
+            "ReceiveMessage" => self.receive_message(now, parse(&params)?),
+            "DeleteMessage" => self.delete_message(now, parse(&params)?),
+            "DeleteMessageBatch" => self.delete_message_batch(now, parse(&params)?),
+            "ChangeMessageVisibility" => self.change_message_visibility(now, parse(&params)?),
             "ChangeMessageVisibilityBatch" => {
-                self.change_message_visibility_batch(now, parse(params)?)
+                self.change_message_visibility_batch(now, parse(&params)?)
             }
             "ListDeadLetterSourceQueues" => {
-                self.list_dead_letter_source_queues(ctx, parse(params)?)
+                self.list_dead_letter_source_queues(ctx, parse(&params)?)
             }
-            "StartMessageMoveTask" => self.start_message_move_task(now, parse(params)?),
-            "ListMessageMoveTasks" => self.list_message_move_tasks(parse(params)?),
-            "CancelMessageMoveTask" => self.cancel_message_move_task(now, parse(params)?),
+            "StartMessageMoveTask" => self.start_message_move_task(now, parse(&params)?),
+            "ListMessageMoveTasks" => self.list_message_move_tasks(parse(&params)?),
+            "CancelMessageMoveTask" => self.cancel_message_move_task(now, parse(&params)?),
             _ => Err(SqsError::UnknownOperation(format!(
                 "The action {action} is not valid for this endpoint."
             ))),
@@ -292,7 +308,7 @@ impl Engine {
     /// timeout ending, a message expiring, a move task's next step.
     pub fn next_deadline(&self) -> Option<u64> {
         let queue = self.deadlines.first().map(|d| d.0);
-        let task = self.tasks.values().filter_map(MoveTask::next_step).min();
+        let task = self.tasks.iter().filter_map(MoveTask::next_step).min();
         match (queue, task) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -323,7 +339,7 @@ impl Engine {
             return false;
         };
         if q.fifo() {
-            q.next_ready_group(&BTreeSet::new()).is_some()
+            q.next_ready_group().is_some()
         } else {
             q.visible > 0
         }
@@ -452,12 +468,6 @@ impl Engine {
 /// The realism dice are seeded apart from ids, so turning realism on does not change ids.
 fn config_seed_for_realism(config: &EngineConfig) -> u64 {
     config.seed ^ 0x5eed_5eed_5eed_5eed
-}
-
-/// Deserialize an action's parameters; a member of the wrong type is a serialization error, as
-/// AWS's JSON protocol reports it.
-fn parse<T: DeserializeOwned>(params: Value) -> Result<T, SqsError> {
-    serde_json::from_value(params).map_err(|e| SqsError::Serialization(e.to_string()))
 }
 
 /// Validate an integer parameter against an inclusive range with SQS's

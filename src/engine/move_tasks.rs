@@ -91,7 +91,7 @@ impl Engine {
         }
         if self
             .tasks
-            .values()
+            .iter()
             .any(|t| t.source_arn == source_arn && t.status == "RUNNING")
         {
             return Err(SqsError::InvalidParameterValue(
@@ -116,7 +116,7 @@ impl Engine {
             stepped_to: now.saturating_sub(STEP_MS),
         };
         let handle = task.handle();
-        self.tasks.insert(id, task);
+        self.tasks.push(task);
         self.journal.touch(RecordKey::Task(id));
         self.journal.touch(RecordKey::Meta);
         self.run_move_tasks(now);
@@ -142,7 +142,7 @@ impl Engine {
             .ok_or_else(|| not_found("SourceArn"))?;
         let results: Vec<Value> = self
             .tasks
-            .values()
+            .iter()
             .rev()
             .filter(|t| t.source_arn == source_arn)
             .take(max)
@@ -202,8 +202,8 @@ impl Engine {
             .ok_or_else(|| not_found("SourceArn"))?;
         let task = self
             .tasks
-            .get_mut(&id)
-            .filter(|t| t.source_arn == source_arn)
+            .iter_mut()
+            .find(|t| t.id == id && t.source_arn == source_arn)
             .ok_or_else(|| SqsError::ResourceNotFoundException("Task does not exist.".into()))?;
         if task.status != "RUNNING" {
             return Err(invalid_value(
@@ -223,12 +223,12 @@ impl Engine {
     pub(super) fn run_move_tasks(&mut self, now: u64) {
         let due: Vec<u64> = self
             .tasks
-            .values()
+            .iter()
             .filter(|t| t.next_step().is_some_and(|s| s <= now))
             .map(|t| t.id)
             .collect();
         for id in due {
-            while let Some(step) = self.tasks.get(&id).and_then(MoveTask::next_step) {
+            while let Some(step) = self.task(id).and_then(MoveTask::next_step) {
                 if step > now {
                     break;
                 }
@@ -238,10 +238,9 @@ impl Engine {
     }
 
     fn step_task(&mut self, id: u64, at: u64) {
-        let Some(task) = self.tasks.get(&id).cloned() else {
+        let Some(mut task) = self.task(id).cloned() else {
             return;
         };
-        let mut task = task;
         task.stepped_to = at;
         let finish = |task: &mut MoveTask, status: &str, reason: Option<&str>| {
             task.status = status.into();
@@ -272,8 +271,14 @@ impl Engine {
                 }
             }
         }
-        self.tasks.insert(id, task);
+        if let Some(slot) = self.tasks.iter_mut().find(|t| t.id == id) {
+            *slot = task;
+        }
         self.journal.touch(RecordKey::Task(id));
+    }
+
+    pub(super) fn task(&self, id: u64) -> Option<&MoveTask> {
+        self.tasks.iter().find(|t| t.id == id)
     }
 
     /// Move the oldest visible message of `source` to its destination as a new message (new id,
@@ -288,7 +293,7 @@ impl Engine {
             return Ok(false);
         };
         let seq = if q.fifo() {
-            q.next_ready_group(&BTreeSet::new())
+            q.next_ready_group()
                 .and_then(|g| q.group_head_run(g, 1).first().copied())
         } else {
             q.next_standard(&BTreeSet::new(), None)

@@ -111,7 +111,9 @@ pub(crate) struct Queue {
     lanes: FxHashMap<u32, Lane>,
     rotation: VecDeque<u32>,
     pub(crate) fifo_groups: FxHashMap<u32, FifoGroup>,
-    ready_groups: BTreeSet<(u64, u32)>,
+    /// `(head sequence, group)`; u64 groups so it shares one BTreeSet instantiation with the
+    /// timer indexes (each distinct B-tree type costs kilobytes of wasm).
+    ready_groups: BTreeSet<(u64, u64)>,
     pub(crate) visible: usize,
     pub(crate) in_flight: usize,
     pub(crate) delayed: usize,
@@ -308,10 +310,10 @@ impl Queue {
         });
         if g.ready_key != ready_head {
             if let Some(old) = g.ready_key {
-                self.ready_groups.remove(&(old, group));
+                self.ready_groups.remove(&(old, group as u64));
             }
             if let Some(new) = ready_head {
-                self.ready_groups.insert((new, group));
+                self.ready_groups.insert((new, group as u64));
             }
             g.ready_key = ready_head;
         }
@@ -466,11 +468,8 @@ impl Queue {
     }
 
     /// The FIFO group to serve next (the ready group whose head was sent first).
-    pub(crate) fn next_ready_group(&self, skip: &BTreeSet<u32>) -> Option<u32> {
-        self.ready_groups
-            .iter()
-            .find(|(_, g)| !skip.contains(g))
-            .map(|(_, g)| *g)
+    pub(crate) fn next_ready_group(&self) -> Option<u32> {
+        self.ready_groups.first().map(|(_, g)| *g as u32)
     }
 
     /// The visible messages at the head of a FIFO group, in order, up to the first that is not.

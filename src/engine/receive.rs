@@ -147,9 +147,8 @@ impl Engine {
         let j = &mut self.journal;
         let keys = &self.keys;
         if q.fifo() {
-            let none = BTreeSet::new();
             while delivered.len() < cap {
-                let Some(group) = q.next_ready_group(&none) else {
+                let Some(group) = q.next_ready_group() else {
                     break;
                 };
                 let run = q.group_head_run(group, cap - delivered.len());

@@ -28,7 +28,6 @@ use crate::changes::Changes;
 use crate::model::MessageAttributes;
 use md5::{Digest, Md5};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// The record format this build writes. It reads this version and every older one.
 pub const FORMAT_VERSION: u32 = 1;
@@ -52,6 +51,10 @@ pub enum RestoreError {
 #[derive(Serialize, Deserialize)]
 struct MetaRecord {
     v: u32,
+    /// The seed ids and receipt handles derive from: a store keeps its seed, so handles issued
+    /// before a restart stay valid even when the host drew the seed at random.
+    #[serde(default)]
+    seed: Option<u64>,
     next_seq: u64,
     next_queue: u64,
     next_task: u64,
@@ -61,7 +64,7 @@ struct MetaRecord {
 struct QueueRecord {
     name: String,
     attrs: QueueAttributes,
-    tags: BTreeMap<String, String>,
+    tags: std::collections::BTreeMap<String, String>,
     created_at: u64,
     modified_at: u64,
     last_purge: Option<u64>,
@@ -135,7 +138,9 @@ fn to_bytes<T: Serialize>(v: &T) -> Vec<u8> {
 impl Engine {
     /// Turn the dirty keys into records to put (current value) or delete (entity gone).
     pub(super) fn collect_changes(&mut self) -> Changes {
-        let dirty = std::mem::take(&mut self.journal.dirty);
+        let mut dirty = std::mem::take(&mut self.journal.dirty);
+        dirty.sort_unstable();
+        dirty.dedup();
         let mut changes = Changes::default();
         for key in dirty {
             match self.record_value(&key) {
@@ -150,6 +155,7 @@ impl Engine {
         Some(match key {
             RecordKey::Meta => to_bytes(&MetaRecord {
                 v: FORMAT_VERSION,
+                seed: Some(self.config.seed),
                 next_seq: self.next_seq,
                 next_queue: self.next_queue,
                 next_task: self.next_task,
@@ -213,7 +219,7 @@ impl Engine {
             RecordKey::Deleted(name) => to_bytes(&DeletedRecord {
                 at: *self.deleted_names.get(name)?,
             }),
-            RecordKey::Task(id) => to_bytes(self.tasks.get(id)?),
+            RecordKey::Task(id) => to_bytes(self.task(*id)?),
         })
     }
 
@@ -226,9 +232,11 @@ impl Engine {
         let (record, observe) = (engine.journal.record, engine.journal.observe);
         engine.journal.record = false;
         engine.journal.observe = false;
-        let mut queues: BTreeMap<u64, QueueRecord> = BTreeMap::new();
-        let mut contents: BTreeMap<(u64, u64), ContentRecord> = BTreeMap::new();
-        let mut states: BTreeMap<(u64, u64), StateRecord> = BTreeMap::new();
+        // Vecs sorted afterwards rather than maps: restore is not a hot path, and every map type
+        // is more code in the wasm.
+        let mut queues: Vec<(u64, QueueRecord)> = Vec::new();
+        let mut contents: Vec<((u64, u64), ContentRecord)> = Vec::new();
+        let mut states: Vec<((u64, u64), StateRecord)> = Vec::new();
         let mut dedups: Vec<(u64, u64, DedupRecord)> = Vec::new();
         let mut attempts: Vec<(u64, AttemptRecord)> = Vec::new();
         let mut meta: Option<MetaRecord> = None;
@@ -253,15 +261,9 @@ impl Engine {
                     }
                     meta = Some(serde_json::from_value(v).map_err(|e| corrupt(&e.to_string()))?);
                 }
-                ["q", q] => {
-                    queues.insert(hex(q)?, json!());
-                }
-                ["m", q, s] => {
-                    contents.insert((hex(q)?, hex(s)?), json!());
-                }
-                ["s", q, s] => {
-                    states.insert((hex(q)?, hex(s)?), json!());
-                }
+                ["q", q] => queues.push((hex(q)?, json!())),
+                ["m", q, s] => contents.push(((hex(q)?, hex(s)?), json!())),
+                ["s", q, s] => states.push(((hex(q)?, hex(s)?), json!())),
                 ["d", q, n] => dedups.push((hex(q)?, hex(n)?, json!())),
                 ["a", q, _] => attempts.push((hex(q)?, json!())),
                 ["x", name] => {
@@ -270,7 +272,10 @@ impl Engine {
                 }
                 ["t", t] => {
                     let task: MoveTask = json!();
-                    engine.tasks.insert(hex(t)?, task);
+                    if task.id != hex(t)? {
+                        return Err(corrupt("task id does not match its key"));
+                    }
+                    engine.tasks.push(task);
                 }
                 _ => return Err(corrupt("unknown record kind")),
             }
@@ -278,6 +283,9 @@ impl Engine {
         let has_data = !queues.is_empty() || !contents.is_empty() || !engine.tasks.is_empty();
         match meta {
             Some(m) => {
+                if let Some(seed) = m.seed.filter(|s| *s != engine.config.seed) {
+                    engine.reseed(seed);
+                }
                 engine.next_seq = m.next_seq;
                 engine.next_queue = m.next_queue;
                 engine.next_task = m.next_task;
@@ -300,10 +308,15 @@ impl Engine {
             engine.by_name.insert(r.name, uid);
             engine.queues.insert(uid, q);
         }
-        for ((uid, seq), c) in contents {
-            let s = states.remove(&(uid, seq)).ok_or_else(|| {
-                RestoreError::Corrupt(format!("message {uid:x}/{seq:x} has no state record"))
-            })?;
+        engine.tasks.sort_by_key(|t| t.id);
+        contents.sort_by_key(|(k, _)| *k);
+        states.sort_by_key(|(k, _)| *k);
+        if contents.len() != states.len() || contents.iter().zip(&states).any(|(c, s)| c.0 != s.0) {
+            return Err(RestoreError::Corrupt(
+                "message content and state records do not pair up".into(),
+            ));
+        }
+        for (((uid, seq), c), (_, s)) in contents.into_iter().zip(states) {
             let q = engine.queues.get_mut(&uid).ok_or_else(|| {
                 RestoreError::Corrupt(format!("message {uid:x}/{seq:x} of a missing queue"))
             })?;
@@ -330,11 +343,6 @@ impl Engine {
                 visibility_changed: s.visibility_changed,
             };
             q.insert(msg, &mut engine.journal);
-        }
-        if let Some(((uid, seq), _)) = states.into_iter().next() {
-            return Err(RestoreError::Corrupt(format!(
-                "state record {uid:x}/{seq:x} without its message"
-            )));
         }
         dedups.sort_by_key(|(_, _, d)| d.expires_at);
         for (uid, n, d) in dedups {

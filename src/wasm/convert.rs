@@ -13,8 +13,13 @@ const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 /// A clock reading (epoch ms). Fractions (e.g. from `performance.now()`-based clocks) are dropped.
 pub fn now(value: f64) -> Result<u64, JsValue> {
     if !(0.0..=MAX_SAFE_INTEGER).contains(&value) {
+        // JS formats the number: Rust's f64 formatting alone is ~14 KB of wasm.
+        let shown: String = js_sys::Number::from(value)
+            .to_string(10)
+            .map(String::from)
+            .unwrap_or_default();
         return Err(range_error(&format!(
-            "clock reading must be a finite, non-negative number of milliseconds, got {value}"
+            "clock reading must be a finite, non-negative number of milliseconds, got {shown}"
         )));
     }
     // In range and finite, so the truncating cast is exact for the integer part.
