@@ -1,26 +1,70 @@
 # wasq: two commands on a fresh machine: `make serve` and `make test`.
-# Every target installs what it needs (scripts/ensure-*.sh are idempotent and fast when done).
+# Every target installs what it is missing (scripts/ensure-*.sh are idempotent and fast when done).
 
 SHELL := /bin/bash
 ARGS ?=
+# Kill points for the FileStorage crash test in `make test` (each one a killed child process).
+CRASH_KILLS ?= 200
 
-.PHONY: all test test-rust lint pkg serve bench clean
+.PHONY: all tools pkg serve serve-edge lint test test-rust test-js test-crash test-page \
+        test-clients test-edge bench bench-server clean
 
 all: pkg
 
-## Rust: format, lints as errors, and the native test suite (engine, protocol, simulation).
+tools:
+	scripts/ensure-tools.sh
+
+## The npm package in pkg/: release wasm, wasm-bindgen, wasm-opt, entries for every runtime.
+pkg:
+	scripts/build-pkg.sh
+
+## `wasq serve` on http://127.0.0.1:9324 with the playground at /.
+## Flags pass through: make serve ARGS="--port 9400 --data /tmp/q"
+serve: pkg
+	scripts/serve.sh $(ARGS)
+
+## The Worker in local workerd on 127.0.0.1:8787 (credentials test/test).
+serve-edge: pkg
+	scripts/serve-edge.sh $(ARGS)
+
+## Rust: format, lints as errors.
 lint:
 	cargo fmt --check
 	cargo clippy --all-targets -- -D warnings
 
+## The native suite: engine scenarios, simulation, realism, protocol and its fuzz run.
 test-rust:
 	cargo test --release
 
-test: lint test-rust
+## The package against its own contract, in Node, Chromium and workerd; storage; consumer.
+test-js: pkg
+	scripts/test-js.sh
+
+## FileStorage killed at CRASH_KILLS points; nothing acknowledged may be lost.
+test-crash: pkg
+	WASQ_CRASH_KILLS=$(CRASH_KILLS) node --test tests/crash/crash.test.js
+	WASQ_IDB_CRASH_KILLS=4 node --test tests/crash/idb-crash.test.js
+
+## The playground page in real Chromium, served by wasq serve.
+test-page: pkg
+	scripts/test-page.sh
+
+## Real clients against wasq serve: AWS SDK v3, sqs-consumer, boto3, the AWS CLI.
+test-clients: pkg
+	scripts/test-clients.sh
+
+## The Worker and Durable Objects in workerd (miniflare), with the AWS SDK.
+test-edge: pkg
+	scripts/test-edge.sh
+
+test: lint test-rust test-js test-crash test-page test-clients test-edge
 
 bench:
-	cargo bench
+	cargo bench --bench engine
+
+bench-server: pkg
+	scripts/bench-server.sh
 
 clean:
 	cargo clean
-	rm -rf pkg node_modules
+	rm -rf pkg node_modules .venv
