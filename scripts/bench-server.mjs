@@ -195,7 +195,7 @@ for (const w of workloads) {
   lines.push(`**${w.title}**, ${connections} connections, median of ${runs} × ${duration} s runs:`, "");
   lines.push(
     w.name === "cycle"
-      ? "| server | requests/s | cycles/s | messages/s | p50 ms | p99 ms | non-2xx | × moto |"
+      ? "| server | requests/s | cycles/s | messages sent/s | p50 ms | p99 ms | non-2xx | × moto |"
       : "| server | requests/s | p50 ms | p99 ms | non-2xx | × moto |",
   );
   lines.push(w.name === "cycle" ? "|---|---:|---:|---:|---:|---:|---:|---:|" : "|---|---:|---:|---:|---:|---:|");
