@@ -105,6 +105,49 @@ export interface EngineOptions {
   fifoInflightLimit?: number;
   /** false: no timers; the host calls `tick()` at `nextDeadline()` (e.g. a Durable Object alarm). */
   timers?: boolean;
+  /** Realism mode (off by default): the failures real SQS produces, drawn from the seed. */
+  realism?: RealismSetting;
+}
+
+/** SQS request quotas (counted per second on the engine's clock), answered with `RequestThrottled`. */
+export interface RealismThrottling {
+  /** FIFO: calls per second per action per partition (SQS: 300; a batch counts once). */
+  fifoPerAction?: number;
+  /** High-throughput FIFO: calls per second per action per partition (default 3000). */
+  highThroughputPerPartition?: number;
+  /** High-throughput FIFO: partitions message groups hash onto (default 8). */
+  highThroughputPartitions?: number;
+  /** Standard queues: calls per second per action; null/absent: unlimited. */
+  standardPerAction?: number | null;
+}
+
+/** Independent realism knobs; every one is drawn from the engine's seed. */
+export interface Realism {
+  /** Probability that a received standard-queue message stays receivable once more (0..1). */
+  duplicateDelivery?: number;
+  /** Standard queues return visible messages shuffled rather than oldest first. */
+  reorder?: boolean;
+  /** Fraction of visible messages a short poll sees (0..1; 0 or 1: off). Long polls see all. */
+  shortPollSampling?: number;
+  /** SQS's quotas; `true`: SQS's defaults. */
+  throttling?: RealismThrottling | boolean | null;
+  /**
+   * `[min, max]` ms added to every async call (receiveMessage, the request handlers), on the
+   * engine's clock: a ManualClock is moved forward by it, instantly; a SystemClock really waits.
+   */
+  latency?: [number, number] | null;
+}
+
+/** `"aws"`: what real SQS does by default (rare duplicates, reorder, sampled short polls, quotas, latency). */
+export type RealismSetting = "aws" | Realism | null;
+
+/** The settings in force, every knob filled in. */
+export interface RealismInForce {
+  duplicateDelivery: number;
+  reorder: boolean;
+  shortPollSampling: number;
+  throttling: Required<RealismThrottling> | null;
+  latency: [number, number] | null;
 }
 
 /** Thrown for every refused SQS call. `name` is the SQS error shape (e.g. "QueueDoesNotExist"). */
@@ -121,7 +164,9 @@ export interface EngineEvent {
   type:
     | "queue-created" | "queue-deleted" | "sent" | "deduplicated" | "delay-ended" | "received"
     | "visibility-changed" | "visibility-expired" | "deleted" | "moved-to-dead-letter-queue"
-    | "moved-by-task" | "expired" | "purged";
+    | "moved-by-task" | "expired" | "purged"
+    /** Realism mode: a message that stays receivable once more / a short poll left out / a call refused. */
+    | "duplicate-delivered" | "sampled-out" | "throttled";
   messageId?: string;
   [field: string]: unknown;
 }
@@ -157,6 +202,14 @@ export class Engine {
   receiveMessage(params: SqsParams, options?: { signal?: AbortSignal }): Promise<{ Messages?: ReceivedMessage[] }>;
   /** Every message of a queue and its state, read-only. */
   peek(queueUrl: string): SqsResult;
+  /**
+   * Realism for the whole engine (`queue` undefined) or one queue (URL or name), replacing the
+   * engine's setting for that queue; null turns it off / drops the queue's override. Latency is
+   * set for the whole engine only.
+   */
+  setRealism(queue: string | undefined, realism: RealismSetting, options?: { region?: string }): this;
+  /** The realism settings in force for a queue. */
+  realismFor(queue: string, options?: { region?: string }): RealismInForce;
   /** Apply everything due now (hosts with `timers: false`). */
   tick(): void;
   /** Epoch ms of the next time-driven change, if any. */

@@ -49,6 +49,11 @@ export const ACTIONS = [
 /** setTimeout's delay is a signed 32-bit number of ms; longer waits are re-armed when they fire. */
 const MAX_TIMER_DELAY = 2 ** 31 - 1;
 
+/** Keys a realism setting may have; anything else is a typo that would silently do nothing. */
+const REALISM_KNOBS = ["duplicateDelivery", "reorder", "shortPollSampling", "throttling", "latency"];
+const THROTTLING_KNOBS = ["fifoPerAction", "highThroughputPerPartition", "highThroughputPartitions", "standardPerAction"];
+const U64 = (1n << 64n) - 1n;
+
 function closedError() {
   const err = new Error("the engine is closed");
   err.name = "EngineClosedError";
@@ -67,6 +72,12 @@ export class Engine {
   #waiters = new Waiters();
   #listeners = new Map();
   #closed = false;
+  // Realism settings live in the core, which forgets them when it is rebuilt; kept here to re-apply.
+  #realism = null;
+  #queueRealism = new Map();
+  #latencyState = 0n;
+  #delays = [];
+  #delayTimer = null;
 
   /**
    * @param {object} [options]
@@ -74,6 +85,7 @@ export class Engine {
    * @param {object} [options.storage] default MemoryStorage; see the README's storage interface
    * @param {number|bigint} [options.seed] message ids and receipt handles derive from it; random when absent
    * @param {boolean} [options.timers] false: the host drives time itself (`tick()` from a Durable Object alarm)
+   * @param {"aws"|object|null} [options.realism] the failures real SQS produces, seeded; see setRealism
    */
   constructor(options = {}) {
     const {
@@ -86,6 +98,7 @@ export class Engine {
       defaultHost,
       standardInflightLimit,
       fifoInflightLimit,
+      realism,
     } = options ?? {};
     if (typeof clock?.now !== "function") throw new TypeError("options.clock must have a now() method");
     if (typeof storage?.loadAll !== "function" || typeof storage?.commit !== "function") {
@@ -98,6 +111,15 @@ export class Engine {
     this.#core = new (wasm().WasqCore)(this.#coreOptions, Array.from(storage.loadAll()));
     // A rebuild after a failed commit must mint the same ids as the lost core would have.
     this.#coreOptions.seed = this.#core.seed;
+    // Latency draws get their own stream of the seed, so turning latency on changes no id.
+    this.#latencyState = (BigInt(this.#core.seed) ^ 0x6c6174656e6379n) & U64;
+    try {
+      this.#realism = resolveRealism(realism, "options.realism");
+      this.#applyRealism();
+    } catch (err) {
+      this.#core.free();
+      throw err;
+    }
     if (typeof clock.subscribe === "function") {
       // A subscribable clock (ManualClock) announces every change: no real timers are needed,
       // and stepping the clock applies everything due before advance() returns.
@@ -122,7 +144,13 @@ export class Engine {
   async receiveMessage(params = {}, { signal } = {}) {
     signal?.throwIfAborted();
     const start = this[NOW]();
-    let out = this.dispatch("ReceiveMessage", params);
+    let out;
+    try {
+      out = this.dispatch("ReceiveMessage", params);
+    } catch (err) {
+      await this.#latency(); // a refusal travels back over the same network
+      throw err;
+    }
     if (!out.Messages?.length) {
       let wait = params?.WaitTimeSeconds;
       if (wait === undefined || wait === null) {
@@ -141,6 +169,48 @@ export class Engine {
     }
     await this[FLUSH]();
     return out;
+  }
+
+  /**
+   * Realism mode: the failures real SQS produces and emulators hide, drawn from the seed.
+   * `"aws"` is what SQS does by default; an object pins knobs (`duplicateDelivery`, `reorder`,
+   * `shortPollSampling`, `throttling`, `latency`); null turns it off. With a queue (URL or name)
+   * the setting replaces the engine's for that queue only (null drops the override); latency is
+   * the network's, so it is set for the whole engine only.
+   * @param {string|undefined} queue
+   * @param {"aws"|object|null} realism
+   * @param {{ region?: string }} [options] the queue's region, when it is not the engine's
+   */
+  setRealism(queue, realism, { region } = {}) {
+    this.#assertOpen();
+    if (queue === undefined || queue === null) {
+      const resolved = resolveRealism(realism, "realism");
+      this.#core.setRealism(undefined, resolved && JSON.stringify(resolved), undefined);
+      this.#realism = resolved;
+      return this;
+    }
+    if (typeof queue !== "string" || queue === "") throw new TypeError("setRealism: queue must be a queue URL or name");
+    const name = queueName(queue);
+    let resolved = resolveRealism(realism, "realism");
+    if (resolved?.latency != null) {
+      if (typeof realism !== "string") {
+        throw new TypeError("setRealism: latency is the network's, set it for the whole engine (queue undefined)");
+      }
+      resolved = { ...resolved, latency: null };
+    }
+    this.#core.setRealism(name, resolved && JSON.stringify(resolved), region);
+    const key = JSON.stringify([region ?? null, name]);
+    if (resolved) this.#queueRealism.set(key, { name, region, resolved });
+    else this.#queueRealism.delete(key);
+    return this;
+  }
+
+  /** The realism settings in force for a queue (URL or name): its own, else the engine's. */
+  realismFor(queue, { region } = {}) {
+    this.#assertOpen();
+    const settings = JSON.parse(this.#core.realismFor(queueName(String(queue)), region));
+    // Latency is applied here, for the whole engine, whatever the queue.
+    return { ...settings, latency: this.#realism?.latency ?? null };
   }
 
   /** Every message of a queue and its state, without changing anything a client could see. */
@@ -179,6 +249,9 @@ export class Engine {
     this.#clearTimer();
     this.#unsubscribe?.();
     this.#waiters.rejectAll(closedError());
+    // Answers already computed still arrive; only their simulated network delay is cut short.
+    for (const delay of this.#delays.splice(0)) delay.resolve();
+    if (this.#delayTimer !== null) clearTimeout(this.#delayTimer);
     this.#core.free();
     this.#storage.close?.();
   }
@@ -219,8 +292,13 @@ export class Engine {
     return promise;
   }
 
-  /** With `durability === "full"` storage, resolves once everything committed so far is durable. */
+  /**
+   * With `durability === "full"` storage, resolves once everything committed so far is durable.
+   * Every async answer (receiveMessage and both HTTP handlers) passes through here last, so this
+   * is also where realism latency holds it: the answer's trip back to the caller.
+   */
   async [FLUSH]() {
+    await this.#latency();
     if (this.#storage.durability === "full" && typeof this.#storage.flush === "function") {
       await this.#storage.flush();
     }
@@ -263,6 +341,7 @@ export class Engine {
       // Nothing unacknowledged may stay visible: rebuild from what storage actually holds.
       this.#core.free();
       this.#core = new (wasm().WasqCore)(this.#coreOptions, Array.from(this.#storage.loadAll()));
+      this.#applyRealism();
       throw err;
     }
   }
@@ -274,6 +353,85 @@ export class Engine {
     for (const event of JSON.parse(json)) {
       for (const listener of [...listeners]) listener(event);
     }
+  }
+
+  /** Hand the realism settings to the core (at construction and after a rebuild). */
+  #applyRealism() {
+    if (this.#realism) this.#core.setRealism(undefined, JSON.stringify(this.#realism), undefined);
+    for (const { name, region, resolved } of this.#queueRealism.values()) {
+      this.#core.setRealism(name, JSON.stringify(resolved), region);
+    }
+  }
+
+  /** One latency draw in [min, max] ms (splitmix64 over the seed: same seed, same delays). */
+  #drawLatency([min, max]) {
+    this.#latencyState = (this.#latencyState + 0x9e3779b97f4a7c15n) & U64;
+    let z = this.#latencyState;
+    z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & U64;
+    z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & U64;
+    z ^= z >> 31n;
+    return min + Number(z % BigInt(max - min + 1));
+  }
+
+  /**
+   * Realism latency, on the engine's clock. A clock that can be set (ManualClock) is moved
+   * forward, instantly, by the delay — everything that falls due meanwhile happens, as it would
+   * while a real answer is in flight; delays of concurrent calls overlap as network delays do.
+   * A clock that can only be subscribed to is waited on; any other clock is waited on in real time.
+   */
+  async #latency() {
+    const range = this.#realism?.latency;
+    if (!range || this.#closed) return;
+    const ms = this.#drawLatency(range);
+    if (ms === 0) return;
+    const clock = this.#clock;
+    const at = clock.now() + ms;
+    if (typeof clock.subscribe === "function" && typeof clock.set === "function") {
+      await new Promise((resolve) => {
+        this.#delays.push({ at, resolve });
+        this.#scheduleDelays();
+      });
+    } else if (typeof clock.subscribe === "function") {
+      await new Promise((resolve) => {
+        const off = clock.subscribe((now) => {
+          if (now >= at) {
+            off();
+            resolve();
+          }
+        });
+      });
+    } else {
+      while (clock.now() < at) await new Promise((resolve) => setTimeout(resolve, at - clock.now()));
+    }
+  }
+
+  // One macrotask after the calls of this turn registered their delays, move the clock to the
+  // earliest and release every delay that is over; repeat while any remain.
+  #scheduleDelays() {
+    if (this.#delayTimer !== null) return;
+    this.#delayTimer = setTimeout(() => {
+      this.#delayTimer = null;
+      if (this.#delays.length === 0) return;
+      const next = Math.min(...this.#delays.map((d) => d.at));
+      let failure = null;
+      try {
+        if (next > this.#clock.now()) this.#clock.set(next);
+      } catch (err) {
+        failure = { err }; // a subscriber's failure (e.g. a storage commit in a tick)
+      }
+      const now = this.#clock.now();
+      const due = this.#delays.filter((d) => d.at <= now);
+      this.#delays = this.#delays.filter((d) => d.at > now);
+      for (const d of due) d.resolve();
+      if (this.#delays.length > 0) this.#scheduleDelays();
+      if (failure) this.#report(failure.err);
+    }, 0);
+  }
+
+  #report(err) {
+    const listeners = this.#listeners.get("error");
+    if (!listeners?.size) throw err;
+    for (const listener of [...listeners]) listener(err);
   }
 
   #clearTimer() {
@@ -311,6 +469,73 @@ export class Engine {
       for (const listener of [...listeners]) listener(err);
     }
   }
+}
+
+/** The queue name of a queue URL (its last path segment), or the name itself. */
+function queueName(queue) {
+  if (!queue.includes("/")) return queue;
+  const path = queue.replace(/[?#].*$/, "").replace(/\/+$/, "");
+  return path.slice(path.lastIndexOf("/") + 1);
+}
+
+function probability(value, what) {
+  if (value === undefined || value === null) return 0;
+  if (typeof value !== "number" || !(value >= 0 && value <= 1)) {
+    throw new RangeError(`${what} must be a probability between 0 and 1, got ${value}`);
+  }
+  return value;
+}
+
+function count(value, what) {
+  if (!Number.isSafeInteger(value) || value < 0 || value > 0xffffffff) {
+    throw new RangeError(`${what} must be a non-negative integer, got ${value}`);
+  }
+  return value;
+}
+
+/**
+ * A realism setting in the engine's JSON form, or null for off. Presets come from the core
+ * (`Realism::aws()`), so JS and Rust cannot disagree on what "aws" means.
+ */
+function resolveRealism(value, what) {
+  if (value === undefined || value === null || value === false) return null;
+  if (typeof value === "string") {
+    const preset = wasm().WasqCore.realismPreset(value);
+    if (preset === undefined) throw new TypeError(`${what}: unknown preset "${value}" (known: "aws")`);
+    return JSON.parse(preset);
+  }
+  if (typeof value !== "object" || Array.isArray(value)) {
+    throw new TypeError(`${what} must be "aws", an object of knobs, or null`);
+  }
+  for (const key of Object.keys(value)) {
+    if (!REALISM_KNOBS.includes(key)) throw new TypeError(`${what}: unknown knob "${key}" (knobs: ${REALISM_KNOBS.join(", ")})`);
+  }
+  const { duplicateDelivery, reorder = false, shortPollSampling, throttling, latency } = value;
+  if (typeof reorder !== "boolean") throw new TypeError(`${what}.reorder must be a boolean`);
+  let limits = null;
+  if (throttling === true) limits = {};
+  else if (throttling && typeof throttling === "object") {
+    limits = {};
+    for (const [key, v] of Object.entries(throttling)) {
+      if (!THROTTLING_KNOBS.includes(key)) throw new TypeError(`${what}.throttling: unknown quota "${key}" (quotas: ${THROTTLING_KNOBS.join(", ")})`);
+      if (v !== undefined && v !== null) limits[key] = count(v, `${what}.throttling.${key}`);
+    }
+  } else if (throttling !== undefined && throttling !== null && throttling !== false) {
+    throw new TypeError(`${what}.throttling must be true, an object of quotas, or null`);
+  }
+  let range = null;
+  if (latency !== undefined && latency !== null) {
+    if (!Array.isArray(latency) || latency.length !== 2) throw new TypeError(`${what}.latency must be [min, max] milliseconds`);
+    range = [count(latency[0], `${what}.latency[0]`), count(latency[1], `${what}.latency[1]`)];
+    if (range[0] > range[1]) throw new RangeError(`${what}.latency: min ${range[0]} is above max ${range[1]}`);
+  }
+  return {
+    duplicateDelivery: probability(duplicateDelivery, `${what}.duplicateDelivery`),
+    reorder,
+    shortPollSampling: probability(shortPollSampling, `${what}.shortPollSampling`),
+    throttling: limits,
+    latency: range,
+  };
 }
 
 function camel(action) {

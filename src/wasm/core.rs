@@ -16,7 +16,7 @@ use wasm_bindgen::prelude::*;
 /// The engine state of one JS `Engine`.
 #[wasm_bindgen]
 pub struct WasqCore {
-    service: Service,
+    pub(crate) service: Service,
     seed: u64,
     /// Counts HTTP requests so each gets a distinct, seed-derived request id.
     requests: u64,

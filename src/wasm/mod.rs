@@ -10,5 +10,6 @@ mod convert;
 mod core;
 mod error;
 mod http;
+mod realism;
 
 pub use self::core::WasqCore;

@@ -1,0 +1,132 @@
+//! Realism mode across the boundary: `setRealism`, the presets and the settings in force.
+//!
+//! Settings cross as JSON text, read field by field from a `serde_json::Value` rather than
+//! through `Realism`'s serde derives: the package ships every byte of wasm, and the derives'
+//! generated visitors cost more than these few lookups. The JS wrapper validates ranges and
+//! unknown keys before calling; this layer still refuses wrong types rather than guessing.
+
+use super::core::WasqCore;
+use super::error::type_error;
+use crate::engine::{Realism, Throttling};
+use serde_json::{json, Map, Value};
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen]
+impl WasqCore {
+    /// Realism for the whole engine (`queue` undefined) or one queue by name; `realismJson`
+    /// null turns it off (or drops the queue's override). `region` defaults to the engine's.
+    #[wasm_bindgen(js_name = setRealism)]
+    pub fn set_realism(
+        &mut self,
+        queue: Option<String>,
+        realism_json: Option<String>,
+        region: Option<String>,
+    ) -> Result<(), JsValue> {
+        let realism = match realism_json {
+            None => None,
+            Some(text) => Some(parse(&text)?),
+        };
+        self.service
+            .set_realism(region.as_deref(), queue.as_deref(), realism);
+        Ok(())
+    }
+
+    /// The realism settings in force for a queue (its override, else the engine's), as JSON.
+    #[wasm_bindgen(js_name = realismFor)]
+    pub fn realism_for(&mut self, queue: &str, region: Option<String>) -> String {
+        to_json(self.service.engine(region.as_deref()).realism_for(queue)).to_string()
+    }
+
+    /// A named preset as JSON (`"aws"`: what real SQS does by default), or undefined.
+    #[wasm_bindgen(js_name = realismPreset)]
+    pub fn realism_preset(name: &str) -> Option<String> {
+        (name == "aws").then(|| to_json(&Realism::aws()).to_string())
+    }
+}
+
+fn parse(text: &str) -> Result<Realism, JsValue> {
+    let value: Value =
+        serde_json::from_str(text).map_err(|e| type_error(&format!("realism: {e}")))?;
+    let Value::Object(obj) = value else {
+        return Err(type_error("realism must be an object"));
+    };
+    let throttling = match obj.get("throttling") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(t)) => Some(throttling(t)?),
+        Some(_) => return Err(type_error("realism.throttling must be an object or null")),
+    };
+    let latency = match obj.get("latency") {
+        None | Some(Value::Null) => None,
+        Some(Value::Array(pair)) => match pair.as_slice() {
+            [min, max] => Some((u32_of(min, "latency[0]")?, u32_of(max, "latency[1]")?)),
+            _ => return Err(type_error("realism.latency must be [min, max]")),
+        },
+        Some(_) => return Err(type_error("realism.latency must be [min, max] or null")),
+    };
+    Ok(Realism {
+        duplicate_delivery: f64_field(&obj, "duplicateDelivery")?.unwrap_or(0.0),
+        reorder: match obj.get("reorder") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(_) => return Err(type_error("realism.reorder must be a boolean")),
+        },
+        short_poll_sampling: f64_field(&obj, "shortPollSampling")?.unwrap_or(0.0),
+        throttling,
+        latency,
+    })
+}
+
+fn throttling(obj: &Map<String, Value>) -> Result<Throttling, JsValue> {
+    let defaults = Throttling::default();
+    let field = |key: &str, default: u32| match obj.get(key) {
+        None | Some(Value::Null) => Ok(default),
+        Some(v) => u32_of(v, key),
+    };
+    Ok(Throttling {
+        fifo_per_action: field("fifoPerAction", defaults.fifo_per_action)?,
+        high_throughput_per_partition: field(
+            "highThroughputPerPartition",
+            defaults.high_throughput_per_partition,
+        )?,
+        high_throughput_partitions: field(
+            "highThroughputPartitions",
+            defaults.high_throughput_partitions,
+        )?,
+        standard_per_action: match obj.get("standardPerAction") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(u32_of(v, "standardPerAction")?),
+        },
+    })
+}
+
+fn f64_field(obj: &Map<String, Value>, key: &str) -> Result<Option<f64>, JsValue> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_f64()
+            .map(Some)
+            .ok_or_else(|| type_error(&format!("realism.{key} must be a number"))),
+    }
+}
+
+fn u32_of(value: &Value, what: &str) -> Result<u32, JsValue> {
+    value
+        .as_u64()
+        .and_then(|n| u32::try_from(n).ok())
+        .ok_or_else(|| type_error(&format!("realism {what} must be a non-negative integer")))
+}
+
+fn to_json(r: &Realism) -> Value {
+    json!({
+        "duplicateDelivery": r.duplicate_delivery,
+        "reorder": r.reorder,
+        "shortPollSampling": r.short_poll_sampling,
+        "throttling": r.throttling.as_ref().map(|t| json!({
+            "fifoPerAction": t.fifo_per_action,
+            "highThroughputPerPartition": t.high_throughput_per_partition,
+            "highThroughputPartitions": t.high_throughput_partitions,
+            "standardPerAction": t.standard_per_action,
+        })),
+        "latency": r.latency.map(|(min, max)| [min, max]),
+    })
+}
