@@ -113,7 +113,6 @@ export async function startServer(options) {
       if (!res.writableFinished) controller.abort(new Error("client closed the connection"));
     };
     res.on("close", onClose);
-    const started = log ? process.hrtime.bigint() : 0n;
     let body = Buffer.alloc(0);
     try {
       const read = await readBody(req, MAX_BODY_BYTES);
@@ -138,10 +137,7 @@ export async function startServer(options) {
       response.headers["content-length"] = String(response.body.byteLength);
       res.writeHead(response.statusCode, response.headers);
       res.end(response.body);
-      if (log) {
-        const ms = Number(process.hrtime.bigint() - started) / 1e6;
-        log(`${req.method} ${path}${query ? "?" + query : ""} ${actionOf(req, query, body)} ${response.statusCode} ${ms.toFixed(1)}ms`);
-      }
+      if (log) res.wasqAction = actionOf(req, query, body);
     } catch (err) {
       if (controller.signal.aborted && !(controller.signal.reason instanceof ShutdownError)) {
         res.destroy(); // the client is gone; nobody to answer
@@ -152,7 +148,7 @@ export async function startServer(options) {
         if (!res.headersSent) plain(res, 500, `internal error: ${err?.message ?? err}\n`);
         else res.destroy();
       }
-      if (log) log(`${req.method} ${path} ${actionOf(req, query, body)} ${res.statusCode} (${err?.name ?? "error"})`);
+      if (log) res.wasqAction = `${actionOf(req, query, body)} (${err?.name ?? "error"})`;
     } finally {
       inflight.delete(controller);
       res.off("close", onClose);
@@ -182,6 +178,19 @@ export async function startServer(options) {
   }
 
   const server = createServer((req, res) => {
+    if (log) {
+      const started = process.hrtime.bigint();
+      const line = (status) => {
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        log(`${req.method} ${req.url} ${res.wasqAction ?? "-"} ${status} ${ms.toFixed(1)}ms`);
+      };
+      // "finish" is before the client has the answer, so the line precedes whatever it does
+      // next; "close" without "finish" is an answer cut short (client gone, shutdown).
+      res.once("finish", () => line(res.statusCode));
+      res.once("close", () => {
+        if (!res.writableFinished) line("aborted");
+      });
+    }
     route(req, res).catch((err) => {
       process.stderr.write(`wasq serve: ${err?.stack ?? err}\n`);
       if (!res.headersSent) plain(res, 500, "internal error\n");

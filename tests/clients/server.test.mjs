@@ -170,13 +170,21 @@ test("bodies over the limit are refused with a well-formed 413, declared or stre
   assert.equal((await raw(server.url, { path: "/health" })).status, 200);
 });
 
-test("--verbose logs one line per SQS request with its action and status", async () => {
-  const before = server.stdout().split("\n").length;
-  await raw(server.url, { path: "/?Action=ListQueues" });
-  await new Promise((r) => setTimeout(r, 100));
-  const lines = server.stdout().split("\n").slice(before - 1).filter((l) => l.includes("ListQueues"));
-  assert.equal(lines.length, 1);
-  assert.match(lines[0], /GET \/\?Action=ListQueues ListQueues 200 [\d.]+ms$/);
+test("--verbose logs one line per request: SQS ones with their action, files and /health too", async () => {
+  // The log arrives over a pipe, after the answers: lines are matched by a token of this test.
+  const token = `verbose${Date.now()}`;
+  await raw(server.url, { path: `/?Action=ListQueues&QueueNamePrefix=${token}` });
+  await raw(server.url, { path: `/pkg/package.json?${token}` });
+  await raw(server.url, { path: `/health?${token}` });
+  let lines = [];
+  for (let i = 0; i < 40 && lines.length < 3; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    lines = server.stdout().split("\n").filter((l) => l.includes(token));
+  }
+  assert.equal(lines.length, 3, lines.join("\n"));
+  assert.match(lines[0], new RegExp(`Z GET /\\?Action=ListQueues&QueueNamePrefix=${token} ListQueues 200 [\\d.]+ms$`));
+  assert.match(lines[1], new RegExp(`Z GET /pkg/package\\.json\\?${token} - 200 [\\d.]+ms$`));
+  assert.match(lines[2], new RegExp(`Z GET /health\\?${token} - 200 [\\d.]+ms$`));
 });
 
 test("listening on a non-loopback address without credentials prints a warning; with credentials it does not", async () => {
