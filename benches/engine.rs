@@ -1,2 +1,277 @@
-//! Placeholder replaced by the benchmark suite (criterion) in the next commit.
-fn main() {}
+//! Native engine benchmarks (criterion). Results and the exact command: BENCHMARKS.md.
+//!
+//! The engine has no public typed request path: `Engine::dispatch` and `Service::dispatch` both
+//! take `serde_json::Value` parameters, so every figure here includes building and parsing JSON.
+//! Setup (filling queues) is outside the timed loops; short measurement times keep a full
+//! `cargo bench` run to a few minutes on a 2-core machine.
+
+use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::hint::black_box;
+use std::time::Duration;
+use wasq::{CallContext, Engine, EngineConfig, Service};
+
+const NOW: u64 = 1_700_000_000_000;
+const STD_URL: &str = "http://localhost:9324/000000000000/bench";
+const FIFO_URL: &str = "http://localhost:9324/000000000000/bench.fifo";
+
+fn config(persist: bool, observe: bool) -> EngineConfig {
+    EngineConfig {
+        seed: 1,
+        persist,
+        observe,
+        ..EngineConfig::default()
+    }
+}
+
+/// The two public dispatch entry points; both take JSON.
+trait Dispatch {
+    fn call(&mut self, action: &str, params: Value) -> Value;
+    /// What a host does after every call: hand the changes to storage, drain the event feed.
+    fn drain(&mut self);
+}
+
+impl Dispatch for Service {
+    fn call(&mut self, action: &str, params: Value) -> Value {
+        self.dispatch(NOW, &CallContext::default(), action, params)
+            .unwrap_or_else(|e| panic!("{action}: {e:?}"))
+    }
+    fn drain(&mut self) {
+        black_box(self.take_changes());
+        black_box(self.take_events());
+    }
+}
+
+impl Dispatch for Engine {
+    fn call(&mut self, action: &str, params: Value) -> Value {
+        self.dispatch(NOW, &CallContext::default(), action, params)
+            .unwrap_or_else(|e| panic!("{action}: {e:?}"))
+    }
+    fn drain(&mut self) {
+        black_box(self.take_changes());
+        black_box(self.take_events());
+    }
+}
+
+fn create<D: Dispatch>(d: &mut D, fifo: bool) {
+    let params = if fifo {
+        json!({"QueueName": "bench.fifo", "Attributes": {"FifoQueue": "true"}})
+    } else {
+        json!({"QueueName": "bench"})
+    };
+    d.call("CreateQueue", params);
+    d.drain();
+}
+
+fn handles(out: &Value) -> Vec<Value> {
+    out["Messages"]
+        .as_array()
+        .map(|m| m.iter().map(|m| m["ReceiptHandle"].clone()).collect())
+        .unwrap_or_default()
+}
+
+fn send_batch_params(url: &str, start: usize, group: Option<&str>) -> Value {
+    let entries: Vec<Value> = (0..10)
+        .map(|i| {
+            let mut e = json!({"Id": format!("e{i}"), "MessageBody": format!("message body {}", start + i)});
+            if let Some(g) = group {
+                e["MessageGroupId"] = json!(g);
+                e["MessageDeduplicationId"] = json!(format!("d{}", start + i));
+            }
+            e
+        })
+        .collect();
+    json!({"QueueUrl": url, "Entries": entries})
+}
+
+/// One message per call: SendMessage, ReceiveMessage, DeleteMessage.
+fn single_cycle<D: Dispatch>(d: &mut D, send: &Value, receive: &Value) {
+    d.call("SendMessage", send.clone());
+    let out = d.call("ReceiveMessage", receive.clone());
+    for h in handles(&out) {
+        d.call(
+            "DeleteMessage",
+            json!({"QueueUrl": STD_URL, "ReceiptHandle": h}),
+        );
+    }
+    d.drain();
+}
+
+/// Ten messages per call: SendMessageBatch, ReceiveMessage(10), DeleteMessageBatch.
+fn batch_cycle<D: Dispatch>(d: &mut D, send: &Value, receive: &Value) {
+    d.call("SendMessageBatch", send.clone());
+    let out = d.call("ReceiveMessage", receive.clone());
+    let entries: Vec<Value> = handles(&out)
+        .into_iter()
+        .enumerate()
+        .map(|(i, h)| json!({"Id": format!("d{i}"), "ReceiptHandle": h}))
+        .collect();
+    assert_eq!(entries.len(), 10, "batched cycle must move 10 messages");
+    d.call(
+        "DeleteMessageBatch",
+        json!({"QueueUrl": STD_URL, "Entries": entries}),
+    );
+    d.drain();
+}
+
+fn cycles(c: &mut Criterion) {
+    let single_send = json!({"QueueUrl": STD_URL, "MessageBody": "message body 0"});
+    let single_receive = json!({"QueueUrl": STD_URL, "MaxNumberOfMessages": 1});
+    let batch_send = send_batch_params(STD_URL, 0, None);
+    let batch_receive = json!({"QueueUrl": STD_URL, "MaxNumberOfMessages": 10});
+    for (label, persist, observe) in [
+        ("persist+observe", true, true),
+        ("persist only", true, false),
+        ("in-memory", false, false),
+    ] {
+        let mut g = c.benchmark_group(format!("cycle/{label}"));
+        g.throughput(Throughput::Elements(1));
+        let mut svc = Service::new(config(persist, observe));
+        create(&mut svc, false);
+        g.bench_function("single/Service::dispatch", |b| {
+            b.iter(|| single_cycle(&mut svc, &single_send, &single_receive))
+        });
+        let mut eng = Engine::new(config(persist, observe));
+        create(&mut eng, false);
+        g.bench_function("single/Engine::dispatch", |b| {
+            b.iter(|| single_cycle(&mut eng, &single_send, &single_receive))
+        });
+        g.throughput(Throughput::Elements(10));
+        g.bench_function("batch10/Service::dispatch", |b| {
+            b.iter(|| batch_cycle(&mut svc, &batch_send, &batch_receive))
+        });
+        g.bench_function("batch10/Engine::dispatch", |b| {
+            b.iter(|| batch_cycle(&mut eng, &batch_send, &batch_receive))
+        });
+        g.finish();
+    }
+}
+
+/// A standard queue holding `n` visible messages (in-memory engine: the curve is about indexes).
+fn standard_queue(n: usize) -> Service {
+    let mut svc = Service::new(config(false, false));
+    create(&mut svc, false);
+    for start in (0..n).step_by(10) {
+        svc.call("SendMessageBatch", send_batch_params(STD_URL, start, None));
+    }
+    svc
+}
+
+/// A FIFO queue with `groups` groups each locked by an in-flight message, and one group ready.
+fn fifo_groups(groups: usize) -> Service {
+    let mut svc = Service::new(config(false, false));
+    create(&mut svc, true);
+    for grp in 0..groups {
+        svc.call(
+            "SendMessage",
+            json!({"QueueUrl": FIFO_URL, "MessageBody": "locked", "MessageGroupId": format!("g{grp}"), "MessageDeduplicationId": format!("l{grp}")}),
+        );
+    }
+    let lock =
+        json!({"QueueUrl": FIFO_URL, "MaxNumberOfMessages": 10, "VisibilityTimeout": 43_200});
+    let mut locked = 0;
+    while locked < groups {
+        locked += handles(&svc.call("ReceiveMessage", lock.clone())).len();
+    }
+    svc.call(
+        "SendMessageBatch",
+        send_batch_params(FIFO_URL, 0, Some("ready")),
+    );
+    svc
+}
+
+fn receive_scaling(c: &mut Criterion) {
+    let mut g = c.benchmark_group("receive10/standard queue of N");
+    g.throughput(Throughput::Elements(10));
+    // VisibilityTimeout 0 puts the ten back at the next call, so the queue keeps its size and
+    // each iteration costs one receive plus ten visibility expiries.
+    let receive = json!({"QueueUrl": STD_URL, "MaxNumberOfMessages": 10, "VisibilityTimeout": 0});
+    for n in [1_000usize, 100_000, 1_000_000] {
+        // Filled on first use, so a filtered run (`cargo bench -- cycle`) skips the setup.
+        let mut svc = None;
+        g.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, &n| {
+            let svc = svc.get_or_insert_with(|| standard_queue(n));
+            b.iter(|| {
+                let out = svc.call("ReceiveMessage", receive.clone());
+                assert_eq!(handles(&out).len(), 10);
+            })
+        });
+    }
+    g.finish();
+
+    let mut g = c.benchmark_group("receive1/FIFO, N groups locked + 1 ready");
+    g.throughput(Throughput::Elements(1));
+    let receive = json!({"QueueUrl": FIFO_URL, "MaxNumberOfMessages": 1, "VisibilityTimeout": 0});
+    for groups in [10usize, 1_000, 100_000] {
+        let mut svc = None;
+        g.bench_with_input(
+            BenchmarkId::from_parameter(groups),
+            &groups,
+            |b, &groups| {
+                let svc = svc.get_or_insert_with(|| fifo_groups(groups));
+                b.iter(|| {
+                    let out = svc.call("ReceiveMessage", receive.clone());
+                    assert_eq!(handles(&out).len(), 1);
+                })
+            },
+        );
+    }
+    g.finish();
+}
+
+/// Every record of a standard queue holding `n` messages, as storage holds them.
+fn stored_records(n: usize) -> Vec<(String, Vec<u8>)> {
+    let mut svc = Service::new(config(true, false));
+    // Not `create`: its records must reach the store too.
+    svc.call("CreateQueue", json!({"QueueName": "bench"}));
+    let mut store: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    for start in (0..n).step_by(10) {
+        svc.call("SendMessageBatch", send_batch_params(STD_URL, start, None));
+        let ch = svc.take_changes();
+        for k in ch.del {
+            store.remove(&k);
+        }
+        store.extend(ch.put);
+    }
+    let records: Vec<(String, Vec<u8>)> = store.into_iter().collect();
+    let bytes: usize = records.iter().map(|(k, v)| k.len() + v.len()).sum();
+    eprintln!(
+        "restore: {} records, {bytes} bytes (keys + values) for {n} messages",
+        records.len()
+    );
+    records
+}
+
+fn restore(c: &mut Criterion) {
+    let n = 100_000;
+    let mut g = c.benchmark_group("restore");
+    g.throughput(Throughput::Elements(n as u64));
+    g.sample_size(10);
+    let mut records = None;
+    g.bench_function(BenchmarkId::new("Service::restore", n), |b| {
+        let records = records.get_or_insert_with(|| stored_records(n));
+        b.iter_batched(
+            || records.clone(),
+            |r| {
+                let mut restored = Service::restore(config(true, false), r).expect("restore");
+                assert!(restored
+                    .receivable(NOW, &CallContext::default(), STD_URL)
+                    .unwrap_or(false));
+                restored
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    g.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .sample_size(20)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    targets = cycles, receive_scaling, restore
+}
+criterion_main!(benches);
