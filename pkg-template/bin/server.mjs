@@ -134,11 +134,12 @@ export async function startServer(options) {
           req.resume();
         });
       }
+      if (log) res.wasqAction = actionOf(req, query, body);
       response.headers["content-length"] = String(response.body.byteLength);
       res.writeHead(response.statusCode, response.headers);
       res.end(response.body);
-      if (log) res.wasqAction = actionOf(req, query, body);
     } catch (err) {
+      if (log) res.wasqAction = `${actionOf(req, query, body)} (${err?.name ?? "error"})`;
       if (controller.signal.aborted && !(controller.signal.reason instanceof ShutdownError)) {
         res.destroy(); // the client is gone; nobody to answer
       } else if (controller.signal.reason instanceof ShutdownError || err?.name === "EngineClosedError") {
@@ -148,7 +149,6 @@ export async function startServer(options) {
         if (!res.headersSent) plain(res, 500, `internal error: ${err?.message ?? err}\n`);
         else res.destroy();
       }
-      if (log) res.wasqAction = `${actionOf(req, query, body)} (${err?.name ?? "error"})`;
     } finally {
       inflight.delete(controller);
       res.off("close", onClose);
