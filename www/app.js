@@ -62,7 +62,29 @@ function render() {
   $("#empty-hint").hidden = pg.queues.size > 0;
   $("#queue-heading").textContent = pg.selected ? pg.selected : "Queue";
   $("#send-form button").disabled = !pg.selected;
+  renderRealism();
   renderScenario();
+}
+
+function renderRealism() {
+  const { mode, knobs } = pg.realism;
+  for (const b of document.querySelectorAll("[data-realism]")) b.setAttribute("aria-pressed", String(b.dataset.realism === mode));
+  for (const box of document.querySelectorAll("#realism input[type=checkbox]")) {
+    box.checked = mode === "custom" && knobs.includes(box.name);
+    box.disabled = mode !== "custom";
+  }
+  $("#realism-note").textContent = mode === "off"
+    ? "exact and predictable, like every emulator"
+    : mode === "aws"
+      ? "what SQS does by default: rare duplicates, shuffled order, sampled short polls, quotas, latency"
+      : "each effect seeded, so this link replays it exactly";
+}
+
+function realismChanged(mode) {
+  const knobs = mode === "custom"
+    ? [...document.querySelectorAll("#realism input[type=checkbox]")].filter((b) => b.checked).map((b) => b.name)
+    : [];
+  return act(mode === "custom" ? ["R", mode, knobs] : ["R", mode]);
 }
 
 function renderTabs() {
@@ -265,6 +287,14 @@ function wire() {
     if (next !== null) step(Math.max(1, next - pg.now));
   });
   $("#add-consumer").addEventListener("click", () => act(["c"]));
+  for (const b of document.querySelectorAll("[data-realism]")) {
+    b.addEventListener("click", () => {
+      // "pick knobs" starts from duplicates, the effect the page shows best.
+      if (b.dataset.realism === "custom" && pg.realism.mode !== "custom") $('#realism input[name="duplicateDelivery"]').checked = true;
+      realismChanged(b.dataset.realism);
+    });
+  }
+  for (const box of document.querySelectorAll("#realism input[type=checkbox]")) box.addEventListener("change", () => realismChanged("custom"));
 
   $("#create-form").addEventListener("submit", (ev) => {
     ev.preventDefault();

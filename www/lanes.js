@@ -52,8 +52,9 @@ export class LanesView {
 
     // Where each message goes; a message in the DLQ shows there once, not also as the source's tail.
     const placed = new Map();
-    for (const m of peek.messages) placed.set(m.messageId, { m, lane: laneOf(m, false) });
-    for (const m of dlqPeek?.messages || []) placed.set(m.messageId, { m, lane: laneOf(m, true) });
+    // Keyed by pg.keyOf: a realism duplicate shares its original's message id but is its own card.
+    for (const m of peek.messages) placed.set(pg.keyOf(m), { m, lane: laneOf(m, false) });
+    for (const m of dlqPeek?.messages || []) placed.set(pg.keyOf(m), { m, lane: laneOf(m, true) });
 
     const fifo = peek.queue.fifo;
     const groups = [];
@@ -98,7 +99,7 @@ export class LanesView {
       const entries = buckets.get(`${cell.dataset.group}\u0000${cell.dataset.lane}`) || [];
       if (cell.dataset.lane !== "deleted" && cell.dataset.lane !== "dlq") entries.sort(byOrder);
       const els = entries.map(({ m, lane }, i) => {
-        seen.add(m.messageId);
+        seen.add(pg.keyOf(m));
         return this.#card(m, lane, peek.now, entries.length - i);
       });
       // Only touch the DOM when the order changed, so unchanged cards keep their place and focus.
@@ -164,19 +165,25 @@ export class LanesView {
   }
 
   #card(m, lane, now, fromEnd) {
-    let card = this.cards.get(m.messageId);
     const pg = this.pg;
+    const key = pg.keyOf(m);
+    let card = this.cards.get(key);
     if (!card) {
       card = el("div", "card");
       card.dataset.id = m.messageId;
+      card.dataset.key = key;
       card.setAttribute("role", "listitem");
       card.innerHTML = `<div class="top"><b class="label"></b><span class="seq"></span><span class="rc"></span></div>
         <div class="body"></div>
         <div class="meta"><svg class="ring" viewBox="0 0 20 20" aria-hidden="true"><circle class="track" cx="10" cy="10" r="9"/><circle class="left" cx="10" cy="10" r="4.5" stroke-dasharray="${RING}"/></svg><span class="holder"></span><span class="when"></span></div>`;
+      if (m.duplicateCopy) {
+        card.dataset.copy = "1";
+        card.append(el("div", "dup-note", "this message was delivered twice"));
+      }
       card.dataset.new = "1";
-      this.cards.set(m.messageId, card);
+      this.cards.set(key, card);
     }
-    const label = pg.label(m.messageId);
+    const label = pg.labelOf(m);
     card.dataset.lane = lane;
     card.dataset.state = m.state;
     card.querySelector(".label").textContent = label;
@@ -214,7 +221,7 @@ export class LanesView {
     }
     // The removed tail fades with age: the oldest entries are the faintest.
     card.style.setProperty("--age", lane === "deleted" ? String(Math.min(fromEnd - 1, 5)) : "0");
-    card.setAttribute("aria-label", `${label}: ${m.body}; ${status}${m.receiveCount ? `; received ${m.receiveCount} times` : ""}`);
+    card.setAttribute("aria-label", `${label}: ${m.body}; ${m.duplicateCopy ? "a second delivery of the same message; " : ""}${status}${m.receiveCount ? `; received ${m.receiveCount} times` : ""}`);
     return card;
   }
 

@@ -50,6 +50,9 @@ export function describe(e, pg) {
     case "moved-by-task": return `${l} moved to ${e.destination}`;
     case "expired": return `${l} expired (retention period)`;
     case "purged": return `${l} purged`;
+    case "duplicate-delivered": return `${l} delivered, and stays receivable once more (realism: at-least-once)`;
+    case "sampled-out": return `${l} not seen by a short poll (realism: sampled servers)`;
+    case "throttled": return `${e.action} throttled: RequestThrottled (realism: quota)`;
     default: return e.type;
   }
 }

@@ -14,12 +14,22 @@
 //   ["v", consumer, label, seconds]       ChangeMessageVisibility with that handle
 //   ["h", consumer, label, on]            heartbeat: keep extending the visibility while on
 //   ["t", ms]                             let time pass
+//   ["R", mode, knobs]                    realism: "off", "aws", or "custom" with the knob names on
 
 export const START = Date.UTC(2026, 0, 1, 9, 0, 0);
 export const SEED = 1;
 // A heartbeat extends to this many seconds, whenever less than half of it is left.
 export const HEARTBEAT_SECONDS = 30;
 const REMOVED_STATES = new Set(["deleted", "expired", "purged", "moved"]);
+// The page's knob values: strong enough to see within a few clicks. Throttling's quotas are
+// lowered from SQS's 300 calls/s so that clicking can hit them.
+export const REALISM_KNOBS = {
+  duplicateDelivery: { duplicateDelivery: 0.3 },
+  reorder: { reorder: true },
+  shortPollSampling: { shortPollSampling: 0.5 },
+  throttling: { throttling: { fifoPerAction: 3, standardPerAction: 3 } },
+  latency: { latency: [5, 30] },
+};
 const REMOVALS = new Set(["deleted", "expired", "purged", "moved-by-task", "moved-to-dead-letter-queue"]);
 
 export function nowOf(clock) {
@@ -44,6 +54,7 @@ export class Playground {
     this.sendNote = "";
     this.errors = new Map(); // origin -> {name, code, message, httpStatus}
     this.listeners = new Set();
+    this.realism = { mode: "off", knobs: [] };
     this.engine.on("event", (e) => this.#onEvent(e));
     this.addConsumer();
     this.addConsumer();
@@ -87,6 +98,7 @@ export class Playground {
     if (e.type === "received") this.windows.set(id, { from: e.at, to: e.visibleAt });
     if (e.type === "visibility-changed") this.windows.set(id, { from: e.at, to: e.visibleAt });
     if (e.type === "deduplicated") this.flashes.push({ messageId: id, text: "deduplicated" });
+    if (e.type === "duplicate-delivered") this.flashes.push({ messageId: id, text: "will be delivered again" });
     if (REMOVALS.has(e.type)) this.removedAt.set(id, e.at);
     if (e.type === "queue-deleted") this.queues.delete(e.queue);
   }
@@ -180,9 +192,31 @@ export class Playground {
       }
       case "t":
         return this.advance(a);
+      case "R":
+        return this.#setRealism(a, b || []);
       default:
         throw new TypeError(`unknown action ${JSON.stringify(action)}`);
     }
+  }
+
+  #setRealism(mode, knobs) {
+    let setting = null;
+    if (mode === "aws") setting = "aws";
+    else if (mode === "custom") setting = Object.assign({}, ...knobs.map((k) => REALISM_KNOBS[k] || {}));
+    this.engine.setRealism(undefined, setting);
+    this.realism = { mode, knobs: mode === "custom" ? [...knobs] : [] };
+  }
+
+  /**
+   * How the page names a message: a realism duplicate shares its original's message id, so its
+   * card, label and handle are keyed apart ("m3·copy").
+   */
+  keyOf(m) {
+    return m.duplicateCopy ? `${m.messageId}·copy` : m.messageId;
+  }
+
+  labelOf(m) {
+    return m.duplicateCopy ? `${this.label(m.messageId)}·copy` : this.label(m.messageId);
   }
 
   // A redrive policy can name its dead-letter queue as {dlq: name}: links and scenarios then do not
@@ -239,14 +273,19 @@ export class Playground {
       (out) => {
         consumer.pending--;
         const msgs = out.Messages || [];
-        for (const m of msgs) {
-          const label = this.label(m.MessageId);
+        const shown = this.#peekAll(params.QueueUrl);
+        const labels = msgs.map((m) => {
+          const copy = shown.find((p) => p.receiptHandle === m.ReceiptHandle)?.duplicateCopy;
+          return copy ? `${this.label(m.MessageId)}·copy` : this.label(m.MessageId);
+        });
+        for (const [i, m] of msgs.entries()) {
+          const label = labels[i];
           consumer.held.set(label, {
             messageId: m.MessageId, receiptHandle: m.ReceiptHandle, queueUrl: params.QueueUrl,
             queue, body: m.Body, heartbeat: false,
           });
         }
-        consumer.result = msgs.length ? `received ${msgs.map((m) => this.label(m.MessageId)).join(", ")}` : "no messages";
+        consumer.result = msgs.length ? `received ${labels.join(", ")}` : "no messages";
         this.changed();
       },
       (err) => {
@@ -263,8 +302,17 @@ export class Playground {
 
   /** The in-flight message a handle refers to, if that handle is still the live one. */
   liveHold(h) {
-    const m = this.peekMessage(h.queueUrl, h.messageId);
-    return m && m.state === "in-flight" && m.receiptHandle === h.receiptHandle ? m : null;
+    // Matched by handle too: a realism duplicate shares its original's message id.
+    const m = this.#peekAll(h.queueUrl).find((p) => p.messageId === h.messageId && p.receiptHandle === h.receiptHandle);
+    return m && m.state === "in-flight" ? m : null;
+  }
+
+  #peekAll(queueUrl) {
+    try {
+      return this.engine.peek(queueUrl).messages;
+    } catch {
+      return [];
+    }
   }
 
   peekMessage(queueUrl, messageId) {

@@ -91,17 +91,20 @@ export async function mismatches(page) {
       purged: "deleted", moved: "deleted", "dead-lettered": "dlq",
     };
     const expected = new Map();
-    for (const m of peek.messages) expected.set(m.messageId, { lane: laneOfState[m.state], group: m.groupId || "", state: m.state });
+    // A realism duplicate shares its original's message id; the page keys its card apart.
+    const keyOf = (m) => (m.duplicateCopy ? `${m.messageId}·copy` : m.messageId);
+    for (const m of peek.messages) expected.set(keyOf(m), { lane: laneOfState[m.state], group: m.groupId || "", state: m.state });
     if (attrs.RedrivePolicy) {
       const arn = JSON.parse(attrs.RedrivePolicy).deadLetterTargetArn;
       const dlqUrl = engine.dispatch("GetQueueUrl", { QueueName: arn.split(":").pop() }).QueueUrl;
-      for (const m of engine.peek(dlqUrl).messages) expected.set(m.messageId, { lane: "dlq", group: m.groupId || "", state: m.state });
+      for (const m of engine.peek(dlqUrl).messages) expected.set(keyOf(m), { lane: "dlq", group: m.groupId || "", state: m.state });
     }
     const drawn = new Map();
     for (const card of document.querySelectorAll("#lanes .card")) {
       const cell = card.closest(".cell");
-      if (drawn.has(card.dataset.id)) out.push(`card ${card.dataset.id} drawn twice`);
-      drawn.set(card.dataset.id, { lane: cell?.dataset.lane, group: cell?.dataset.group, state: card.dataset.state });
+      const key = card.dataset.key ?? card.dataset.id;
+      if (drawn.has(key)) out.push(`card ${key} drawn twice`);
+      drawn.set(key, { lane: cell?.dataset.lane, group: cell?.dataset.group, state: card.dataset.state });
     }
     for (const [id, e] of expected) {
       const d = drawn.get(id);
