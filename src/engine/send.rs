@@ -183,7 +183,13 @@ impl Engine {
     }
 
     /// Enqueue a validated message (or recognise it as a duplicate).
-    fn enqueue(&mut self, uid: u64, now: u64, ctx: &CallContext, v: Validated<'_>) -> Sent {
+    fn enqueue(
+        &mut self,
+        uid: u64,
+        now: u64,
+        ctx: &CallContext,
+        v: Validated<'_>,
+    ) -> Result<Sent, SqsError> {
         let body_md5: [u8; 16] = Md5::digest(v.body.as_bytes()).into();
         let attributes_md5 = v
             .attributes
@@ -197,16 +203,10 @@ impl Engine {
             .and_then(|a| a.string_value.clone())
             .or_else(|| ctx.trace_header.clone());
         let sender_id = self.sender_id(ctx);
-        let Some(q) = self.queues.get_mut(&uid) else {
-            // Validated against this queue in the same call; unreachable, but never panic.
-            return Sent {
-                message_id: String::new(),
-                body_md5: hex(&body_md5),
-                attributes_md5,
-                system_attributes_md5,
-                sequence_number: None,
-            };
-        };
+        let q = self
+            .queues
+            .get_mut(&uid)
+            .ok_or(SqsError::QueueDoesNotExist)?;
         if let (Some(dedup_id), Some(group)) = (&v.dedup_id, v.group) {
             for n in q.forget_expired_dedup(now) {
                 self.journal.touch(RecordKey::Dedup(uid, n));
@@ -223,28 +223,23 @@ impl Engine {
                     message_id: mid,
                     deduplication_id: did,
                 });
-                return Sent {
+                return Ok(Sent {
                     message_id,
                     body_md5: hex(&body_md5),
                     attributes_md5,
                     system_attributes_md5,
                     sequence_number: Some(sequence_number(seq)),
-                };
+                });
             }
         }
         let seq = self.next_seq;
         self.next_seq += 1;
         self.journal.touch(RecordKey::Meta);
         let id = self.keys.message_id(seq);
-        let Some(q) = self.queues.get_mut(&uid) else {
-            return Sent {
-                message_id: String::new(),
-                body_md5: hex(&body_md5),
-                attributes_md5,
-                system_attributes_md5,
-                sequence_number: None,
-            };
-        };
+        let q = self
+            .queues
+            .get_mut(&uid)
+            .ok_or(SqsError::QueueDoesNotExist)?;
         if let (Some(dedup_id), Some(group)) = (&v.dedup_id, v.group) {
             let key = q.dedup_key(group, dedup_id);
             let n = q.next_dedup;
@@ -313,13 +308,13 @@ impl Engine {
                 delayed_until: delayed.then_some(now + v.delay_ms),
             });
         }
-        Sent {
+        Ok(Sent {
             message_id,
             body_md5: hex(&body_md5),
             attributes_md5,
             system_attributes_md5,
             sequence_number: sequence,
-        }
+        })
     }
 
     pub(super) fn send_message(
@@ -330,7 +325,7 @@ impl Engine {
     ) -> Result<Value, SqsError> {
         let uid = self.required_url(&req.queue_url)?;
         let v = self.validate_send(uid, &req, false)?;
-        Ok(self.enqueue(uid, now, ctx, v).to_json(None))
+        Ok(self.enqueue(uid, now, ctx, v)?.to_json(None))
     }
 
     pub(super) fn send_message_batch(
@@ -373,8 +368,11 @@ impl Engine {
         // Entries are enqueued in request order (FIFO order follows it).
         for entry in &entries {
             let id = entry.id.as_deref().unwrap_or_default();
-            match self.validate_send(uid, entry, true) {
-                Ok(v) => successful.push(self.enqueue(uid, now, ctx, v).to_json(Some(id))),
+            match self
+                .validate_send(uid, entry, true)
+                .and_then(|v| self.enqueue(uid, now, ctx, v))
+            {
+                Ok(sent) => successful.push(sent.to_json(Some(id))),
                 Err(e) => failed.push(batch_failure(id, &e)),
             }
         }
