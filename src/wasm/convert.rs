@@ -15,7 +15,7 @@ pub fn now(value: f64) -> Result<u64, JsValue> {
     if !(0.0..=MAX_SAFE_INTEGER).contains(&value) {
         // JS formats the number: Rust's f64 formatting alone is ~14 KB of wasm.
         let shown: String = js_sys::Number::from(value)
-            .to_string(10)
+            .to_string_with_radix(10)
             .map(String::from)
             .unwrap_or_default();
         return Err(range_error(&format!(
