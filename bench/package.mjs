@@ -1,0 +1,233 @@
+// The wasm package benchmark in Node: the same workloads as benches/cycle.rs, through the built
+// package, one layer at a time so the report can say where time goes. Prints one JSON object per
+// line. scripts/bench-package.sh runs it alternately with the native side and takes medians.
+//
+//   node --expose-gc bench/package.mjs [--pkg DIR] [--seconds S] [--no-sdk]
+//
+// Layers (each adds to the one before):
+//   core          WasqCore.dispatch: JSON text in and out, then takeChanges/takeEvents per call
+//   engine-manual Engine.dispatch with ManualClock and MemoryStorage (clock read, commit, events)
+//   engine-system Engine.dispatch with SystemClock (adds re-arming the one setTimeout)
+//   sdk           @aws-sdk/client-sqs through createRequestHandler (signing, HTTP shape, MD5 checks)
+//
+// Order matters: instantiation is timed first (a fresh process each round), and memory before
+// anything else has grown the wasm heap, because linear memory never shrinks.
+
+import { performance } from "node:perf_hooks";
+import { pathToFileURL } from "node:url";
+import { resolve } from "node:path";
+
+const args = process.argv.slice(2);
+const opt = (name, fallback) => {
+  const i = args.indexOf(name);
+  return i >= 0 && i + 1 < args.length ? args[i + 1] : fallback;
+};
+const pkgDir = resolve(opt("--pkg", "pkg"));
+const SECONDS = Number(opt("--seconds", "2"));
+const SDK = !args.includes("--no-sdk");
+const START = Date.parse("2026-01-01T00:00:00Z"); // benches/cycle.rs uses the same instant
+const STORED = 100_000;
+const BODY = "x".repeat(100);
+const storedBody = (n) => String(n).padStart(100, "0");
+
+const emit = (o) => console.log(JSON.stringify({ side: "wasm", ...o }));
+const gc = () => globalThis.gc?.();
+
+// --- instantiate: reading, compiling and instantiating the wasm and loading the package's JS.
+const t0 = performance.now();
+const wasq = await import(pathToFileURL(resolve(pkgDir, "entry/node.js")).href);
+await wasq.init();
+const instantiateMs = performance.now() - t0;
+const glue = await import(pathToFileURL(resolve(pkgDir, "wasq.js")).href);
+const exports = glue.initSync(); // already initialised by the entry: returns its exports
+const { WasqCore } = glue;
+const { Engine, ManualClock, SystemClock, MemoryStorage, createRequestHandler } = wasq;
+const wasmBytes = () => exports.memory.buffer.byteLength;
+
+function urlOf(out) {
+  return out.QueueUrl;
+}
+
+// --- memory per stored message: 100,000 sends (10 per call) into a fresh engine.
+function fill(engine) {
+  const url = urlOf(engine.dispatch("CreateQueue", { QueueName: "bench" }));
+  for (let start = 0; start < STORED; start += 10) {
+    const Entries = [];
+    for (let i = start; i < start + 10; i++) Entries.push({ Id: `m${i % 10}`, MessageBody: storedBody(i) });
+    engine.dispatch("SendMessageBatch", { QueueUrl: url, Entries });
+  }
+  return url;
+}
+
+gc();
+const wasm0 = wasmBytes();
+const mem0 = process.memoryUsage();
+const storage = new MemoryStorage();
+const filled = new Engine({ clock: new ManualClock(START), storage, seed: 1 });
+const url = fill(filled);
+gc();
+const wasm1 = wasmBytes();
+const mem1 = process.memoryUsage();
+const jsHeap = (m) => m.heapUsed + m.arrayBuffers - 0; // arrayBuffers includes wasm memory
+emit({
+  bench: "memory",
+  messages: STORED,
+  body_bytes: BODY.length,
+  wasm_linear_bytes_per_message: (wasm1 - wasm0) / STORED,
+  // The JS side: MemoryStorage's copy of every record (Map entries and Uint8Arrays), without the
+  // wasm memory, which arrayBuffers also counts.
+  js_heap_bytes_per_message: (jsHeap(mem1) - (wasm1 - wasm0) - jsHeap(mem0)) / STORED,
+  rss_bytes_per_message: (mem1.rss - mem0.rss) / STORED,
+  storage_records: storage.size,
+});
+filled.close();
+
+// --- recover: a new Engine over the storage that holds the 100,000 messages.
+const restores = [];
+for (let i = 0; i < 5; i++) {
+  gc();
+  const t = performance.now();
+  const engine = new Engine({ clock: new ManualClock(START), storage, seed: 1 });
+  restores.push(performance.now() - t);
+  const attrs = engine.dispatch("GetQueueAttributes", {
+    QueueUrl: url,
+    AttributeNames: ["ApproximateNumberOfMessages"],
+  });
+  if (attrs.Attributes.ApproximateNumberOfMessages !== String(STORED)) {
+    throw new Error(`restore lost messages: ${JSON.stringify(attrs)}`);
+  }
+  engine.close();
+}
+const sorted = [...restores].sort((a, b) => a - b);
+emit({
+  bench: "restore",
+  messages: STORED,
+  instantiate_ms: instantiateMs,
+  first_restore_ms: restores[0],
+  restore_ms: sorted[2],
+  total_ms: instantiateMs + restores[0],
+});
+
+// --- send → receive → delete cycles.
+
+/** A layer: `call(action, params)` returning the parsed response; `async` for the SDK. */
+function coreLayer() {
+  const core = new WasqCore({ seed: 1 }, undefined);
+  return {
+    call(action, params) {
+      const out = JSON.parse(core.dispatch(START, action, JSON.stringify(params), undefined));
+      core.takeChanges();
+      core.takeEvents();
+      return out;
+    },
+    close: () => core.free(),
+  };
+}
+
+function engineLayer(clock) {
+  const engine = new Engine({ clock, storage: new MemoryStorage(), seed: 1 });
+  return { call: (action, params) => engine.dispatch(action, params), close: () => engine.close() };
+}
+
+async function sdkLayer() {
+  const sdk = await import("@aws-sdk/client-sqs");
+  const engine = new Engine({ clock: new SystemClock(), storage: new MemoryStorage(), seed: 1 });
+  const client = new sdk.SQSClient({
+    region: "us-east-1",
+    endpoint: "http://localhost:9324",
+    credentials: { accessKeyId: "AKIDEXAMPLE", secretAccessKey: "secret" },
+    requestHandler: createRequestHandler(engine),
+    maxAttempts: 1,
+  });
+  const commands = {
+    CreateQueue: sdk.CreateQueueCommand,
+    SendMessage: sdk.SendMessageCommand,
+    SendMessageBatch: sdk.SendMessageBatchCommand,
+    ReceiveMessage: sdk.ReceiveMessageCommand,
+    DeleteMessage: sdk.DeleteMessageCommand,
+    DeleteMessageBatch: sdk.DeleteMessageBatchCommand,
+  };
+  return {
+    call: (action, params) => client.send(new commands[action](params)),
+    close: () => engine.close(),
+    async: true,
+  };
+}
+
+// The cycles are written once, for sync and async layers alike; `await` on a plain value costs a
+// microtask, so the sync layers get their own copies without it.
+function singleSync(layer, url) {
+  layer.call("SendMessage", { QueueUrl: url, MessageBody: BODY });
+  const out = layer.call("ReceiveMessage", { QueueUrl: url, MaxNumberOfMessages: 1 });
+  if (out.Messages?.length !== 1) throw new Error("single cycle must move one message");
+  layer.call("DeleteMessage", { QueueUrl: url, ReceiptHandle: out.Messages[0].ReceiptHandle });
+  return 1;
+}
+
+const sendEntries = Array.from({ length: 10 }, (_, i) => ({ Id: `m${i}`, MessageBody: BODY }));
+
+function deleteEntries(out) {
+  if (out.Messages?.length !== 10) throw new Error("batched cycle must move 10 messages");
+  return out.Messages.map((m, i) => ({ Id: `d${i}`, ReceiptHandle: m.ReceiptHandle }));
+}
+
+function batchSync(layer, url) {
+  layer.call("SendMessageBatch", { QueueUrl: url, Entries: sendEntries });
+  const out = layer.call("ReceiveMessage", { QueueUrl: url, MaxNumberOfMessages: 10 });
+  layer.call("DeleteMessageBatch", { QueueUrl: url, Entries: deleteEntries(out) });
+  return 10;
+}
+
+async function singleAsync(layer, url) {
+  await layer.call("SendMessage", { QueueUrl: url, MessageBody: BODY });
+  const out = await layer.call("ReceiveMessage", { QueueUrl: url, MaxNumberOfMessages: 1 });
+  if (out.Messages?.length !== 1) throw new Error("single cycle must move one message");
+  await layer.call("DeleteMessage", { QueueUrl: url, ReceiptHandle: out.Messages[0].ReceiptHandle });
+  return 1;
+}
+
+async function batchAsync(layer, url) {
+  await layer.call("SendMessageBatch", { QueueUrl: url, Entries: sendEntries });
+  const out = await layer.call("ReceiveMessage", { QueueUrl: url, MaxNumberOfMessages: 10 });
+  await layer.call("DeleteMessageBatch", { QueueUrl: url, Entries: deleteEntries(out) });
+  return 10;
+}
+
+/** Messages per second over `seconds`, after a warm-up of a tenth of that. */
+async function rate(layer, cycle, seconds) {
+  const queue = urlOf(await layer.call("CreateQueue", { QueueName: "bench" }));
+  const warmEnd = performance.now() + (seconds * 1000) / 10;
+  while (performance.now() < warmEnd) await cycle(layer, queue);
+  gc();
+  const start = performance.now();
+  const end = start + seconds * 1000;
+  let moved = 0;
+  if (layer.async) {
+    while (performance.now() < end) moved += await cycle(layer, queue);
+  } else {
+    // The clock is read every 64 cycles so reading it costs nothing measurable.
+    while (performance.now() < end) for (let i = 0; i < 64; i++) moved += cycle(layer, queue);
+  }
+  return moved / ((performance.now() - start) / 1000);
+}
+
+const layers = [
+  ["core", () => coreLayer()],
+  ["engine-manual", () => engineLayer(new ManualClock(START))],
+  ["engine-system", () => engineLayer(new SystemClock())],
+];
+if (SDK) layers.push(["sdk", () => sdkLayer()]);
+
+for (const [workload, sync, async] of [
+  ["single", singleSync, singleAsync],
+  ["batch10", batchSync, batchAsync],
+]) {
+  for (const [name, make] of layers) {
+    const layer = await make();
+    // The SDK is two orders of magnitude slower; a shorter run gives it as many samples.
+    const seconds = name === "sdk" ? Math.max(0.5, SECONDS / 2) : SECONDS;
+    const perS = await rate(layer, layer.async ? async : sync, seconds);
+    layer.close();
+    emit({ bench: "cycle", workload, layer: name, messages_per_s: perS });
+  }
+}

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# The wasm package benchmark, native and Node side by side in one run (BENCHMARKS.md, "wasm
+# package (Node)"): several rounds, each running the native bench (benches/cycle.rs) and then the
+# Node bench (bench/package.mjs) on the same machine, alternating, so both see the same load.
+# Prints medians per figure and the wasm/native ratios; raw samples go to
+# target/bench-package.jsonl.
+#
+#   scripts/bench-package.sh [--rounds N] [--seconds S] [--no-build] [--no-sdk]
+#
+# It benchmarks a snapshot of pkg/ (copied after building) so that another build of pkg/ during
+# the run cannot change what is measured half-way.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+rounds=3
+seconds=2
+build=1
+node_flags=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --rounds) rounds="$2"; shift 2 ;;
+    --seconds) seconds="$2"; shift 2 ;;
+    --no-build) build=0; shift ;;
+    --no-sdk) node_flags+=(--no-sdk); shift ;;
+    *) echo "bench-package: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+
+if [[ $build == 1 ]]; then
+  bash scripts/build-pkg.sh
+fi
+readonly SNAP=target/bench-package/pkg
+rm -rf "$SNAP"
+mkdir -p "$(dirname "$SNAP")"
+cp -R pkg "$SNAP"
+
+# The bench binary's path, so that rounds run it directly instead of through cargo. Its own
+# target dir: the shared one's lock is often held by other builds and tests for minutes.
+native=$(cargo bench --bench cycle --no-run --message-format=json \
+  --target-dir "${BENCH_TARGET_DIR:-target/bench-package/cargo}" 2>/dev/null |
+  node -e '
+    let exe = "";
+    for (const line of require("fs").readFileSync(0, "utf8").split("\n")) {
+      if (!line.startsWith("{")) continue;
+      const m = JSON.parse(line);
+      if (m.reason === "compiler-artifact" && m.target?.name === "cycle" && m.executable) exe = m.executable;
+    }
+    process.stdout.write(exe);
+  ')
+if [[ -z "$native" ]]; then
+  echo "bench-package: could not build benches/cycle.rs (cargo bench --bench cycle --no-run)" >&2
+  exit 1
+fi
+
+readonly OUT=target/bench-package.jsonl
+: >"$OUT"
+echo "bench-package: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), node $(node --version)," \
+  "$rounds rounds of ${seconds}s per figure"
+for round in $(seq 1 "$rounds"); do
+  echo "bench-package: round $round/$rounds: native"
+  for mode in cycle restore memory; do
+    "$native" --mode "$mode" --seconds "$seconds" | sed "s/^{/{\"round\":$round,/" >>"$OUT"
+  done
+  echo "bench-package: round $round/$rounds: wasm package in Node"
+  # NODE_NO_WARNINGS: the AWS SDK warns about Node 20 on every load.
+  NODE_NO_WARNINGS=1 node --expose-gc bench/package.mjs --pkg "$SNAP" --seconds "$seconds" \
+    "${node_flags[@]}" | sed "s/^{/{\"round\":$round,/" >>"$OUT"
+done
+
+node --input-type=module - "$OUT" <<'JS'
+import { readFileSync } from "node:fs";
+const rows = readFileSync(process.argv[2], "utf8").trim().split("\n").map((l) => JSON.parse(l));
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const pick = (filter, field) => median(rows.filter((r) => Object.entries(filter).every(([k, v]) => r[k] === v)).map((r) => r[field]));
+const n = (x, d = 0) => x.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
+const rounds = new Set(rows.map((r) => r.round)).size;
+console.log(`\nMedians of ${rounds} rounds (messages/s; ratio = wasm layer ÷ native core layer)\n`);
+const targets = { single: 250_000, batch10: 1_000_000 };
+for (const workload of ["single", "batch10"]) {
+  const nativeCore = pick({ side: "native", bench: "cycle", workload, layer: "core" }, "messages_per_s");
+  console.log(`${workload} cycle (target ≥ ${n(targets[workload])} messages/s through the package)`);
+  console.log("| layer | messages/s | × native core |");
+  console.log("|---|---:|---:|");
+  for (const layer of ["service", "core"]) {
+    const v = pick({ side: "native", bench: "cycle", workload, layer }, "messages_per_s");
+    console.log(`| native ${layer} | ${n(v)} | ${(v / nativeCore).toFixed(2)} |`);
+  }
+  for (const layer of ["core", "engine-manual", "engine-system", "sdk"]) {
+    const v = pick({ side: "wasm", bench: "cycle", workload, layer }, "messages_per_s");
+    if (Number.isNaN(v)) continue;
+    console.log(`| wasm ${layer} | ${n(v)} | ${(v / nativeCore).toFixed(2)} |`);
+  }
+  const engine = pick({ side: "wasm", bench: "cycle", workload, layer: "engine-manual" }, "messages_per_s");
+  console.log(`target: ${engine >= targets[workload] ? "met" : "NOT MET"} (Engine.dispatch, ManualClock)\n`);
+}
+const r = (f) => pick({ side: "wasm", bench: "restore" }, f);
+const total = r("total_ms");
+console.log("instantiate + recover 100,000 stored messages (target < 300 ms)");
+console.log(`| wasm instantiate | ${n(r("instantiate_ms"), 1)} ms |`);
+console.log(`| wasm first recover (new Engine over MemoryStorage) | ${n(r("first_restore_ms"), 1)} ms |`);
+console.log(`| wasm recover, median of 5 in one process | ${n(r("restore_ms"), 1)} ms |`);
+console.log(`| wasm instantiate + first recover | ${n(total, 1)} ms |`);
+console.log(`| native Service::restore, median of 5 | ${n(pick({ side: "native", bench: "restore" }, "ms"), 1)} ms |`);
+console.log(`target: ${total < 300 ? "met" : "NOT MET"}\n`);
+const m = (f) => pick({ side: "wasm", bench: "memory" }, f);
+console.log("memory per stored message (100-byte body, 100,000 messages)");
+console.log(`| wasm linear memory growth | ${n(m("wasm_linear_bytes_per_message"))} B |`);
+console.log(`| JS heap growth (MemoryStorage's copies of the records) | ${n(m("js_heap_bytes_per_message"))} B |`);
+console.log(`| Node process RSS growth | ${n(m("rss_bytes_per_message"))} B |`);
+console.log(`| native process RSS growth | ${n(pick({ side: "native", bench: "memory" }, "rss_bytes_per_message"))} B |`);
+JS
