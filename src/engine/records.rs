@@ -26,8 +26,11 @@ use super::queue::{Attempt, DedupEntry, Queue};
 use super::{Engine, EngineConfig};
 use crate::changes::Changes;
 use crate::model::MessageAttributes;
+use codec::{Fields, Obj};
 use md5::{Digest, Md5};
-use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+mod codec;
 
 /// The record format this build writes. It reads this version and every older one.
 pub const FORMAT_VERSION: u32 = 1;
@@ -48,19 +51,15 @@ pub enum RestoreError {
     },
 }
 
-#[derive(Serialize, Deserialize)]
 struct MetaRecord {
-    v: u32,
     /// The seed ids and receipt handles derive from: a store keeps its seed, so handles issued
     /// before a restart stay valid even when the host drew the seed at random.
-    #[serde(default)]
     seed: Option<u64>,
     next_seq: u64,
     next_queue: u64,
     next_task: u64,
 }
 
-#[derive(Serialize, Deserialize)]
 struct QueueRecord {
     name: String,
     attrs: QueueAttributes,
@@ -70,23 +69,18 @@ struct QueueRecord {
     last_purge: Option<u64>,
     dedup_per_group: bool,
     next_dedup: u64,
-    #[serde(default)]
     next_attempt: u64,
 }
 
-#[derive(Serialize, Deserialize)]
 struct ContentRecord {
     id: String,
     body: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     attributes: Option<MessageAttributes>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     extra: Option<MessageExtra>,
     sent_at: u64,
     enqueued_at: u64,
 }
 
-#[derive(Serialize, Deserialize)]
 struct StateRecord {
     state: MessageState,
     deadline: u64,
@@ -97,7 +91,6 @@ struct StateRecord {
     visibility_changed: bool,
 }
 
-#[derive(Serialize, Deserialize)]
 struct DedupRecord {
     key: String,
     expires_at: u64,
@@ -105,15 +98,9 @@ struct DedupRecord {
     seq: u64,
 }
 
-#[derive(Serialize, Deserialize)]
 struct AttemptRecord {
     id: String,
     attempt: Attempt,
-}
-
-#[derive(Serialize, Deserialize)]
-struct DeletedRecord {
-    at: u64,
 }
 
 fn key_string(key: &RecordKey) -> String {
@@ -127,12 +114,6 @@ fn key_string(key: &RecordKey) -> String {
         RecordKey::Deleted(name) => format!("x/{name}"),
         RecordKey::Task(t) => format!("t/{t:016x}"),
     }
-}
-
-fn to_bytes<T: Serialize>(v: &T) -> Vec<u8> {
-    // Serializing these plain structs cannot fail; an empty value would be caught as corrupt on
-    // restore rather than crash the host here.
-    serde_json::to_vec(v).unwrap_or_default()
 }
 
 impl Engine {
@@ -153,73 +134,81 @@ impl Engine {
 
     fn record_value(&self, key: &RecordKey) -> Option<Vec<u8>> {
         Some(match key {
-            RecordKey::Meta => to_bytes(&MetaRecord {
-                v: FORMAT_VERSION,
-                seed: Some(self.config.seed),
-                next_seq: self.next_seq,
-                next_queue: self.next_queue,
-                next_task: self.next_task,
-            }),
+            RecordKey::Meta => Obj::new()
+                .u64("v", FORMAT_VERSION.into())
+                .u64("seed", self.config.seed)
+                .u64("next_seq", self.next_seq)
+                .u64("next_queue", self.next_queue)
+                .u64("next_task", self.next_task)
+                .finish(),
             RecordKey::Queue(uid) => {
                 let q = self.queues.get(uid)?;
-                to_bytes(&QueueRecord {
-                    name: q.name.clone(),
-                    attrs: q.attrs.clone(),
-                    tags: q.tags.clone(),
-                    created_at: q.created_at,
-                    modified_at: q.modified_at,
-                    last_purge: q.last_purge,
-                    dedup_per_group: q.dedup_per_group,
-                    next_dedup: q.next_dedup,
-                    next_attempt: q.next_attempt,
-                })
+                let tags = codec::map(q.tags.iter().map(|(k, v)| {
+                    let mut json = Vec::new();
+                    let _ = serde_json::to_writer(&mut json, v.as_str());
+                    (k, json)
+                }));
+                Obj::new()
+                    .str("name", &q.name)
+                    .raw("attrs", &codec::attributes_json(&q.attrs))
+                    .raw("tags", &tags)
+                    .u64("created_at", q.created_at)
+                    .u64("modified_at", q.modified_at)
+                    .opt_u64("last_purge", q.last_purge)
+                    .bool("dedup_per_group", q.dedup_per_group)
+                    .u64("next_dedup", q.next_dedup)
+                    .u64("next_attempt", q.next_attempt)
+                    .finish()
             }
             RecordKey::Content(uid, seq) => {
                 let m = self.queues.get(uid)?.messages.get(seq)?;
-                to_bytes(&ContentRecord {
-                    id: format_uuid(m.id),
-                    body: m.body.to_string(),
-                    attributes: m.attributes.as_deref().cloned(),
-                    extra: m.extra.as_deref().cloned(),
-                    sent_at: m.sent_at,
-                    enqueued_at: m.enqueued_at,
-                })
+                let mut o = Obj::new();
+                o.str("id", &format_uuid(m.id)).str("body", &m.body);
+                if let Some(a) = &m.attributes {
+                    o.raw("attributes", &codec::message_attributes_json(a));
+                }
+                if let Some(e) = &m.extra {
+                    o.raw("extra", &codec::extra_json(e));
+                }
+                o.u64("sent_at", m.sent_at)
+                    .u64("enqueued_at", m.enqueued_at)
+                    .finish()
             }
             RecordKey::State(uid, seq) => {
                 let m = self.queues.get(uid)?.messages.get(seq)?;
-                to_bytes(&StateRecord {
-                    state: m.state,
-                    deadline: m.deadline,
-                    receive_count: m.receive_count,
-                    serial: m.serial,
-                    first_receive_at: m.first_receive_at,
-                    received_at: m.received_at,
-                    visibility_changed: m.visibility_changed,
-                })
+                Obj::new()
+                    .str("state", codec::state_name(m.state))
+                    .u64("deadline", m.deadline)
+                    .u64("receive_count", m.receive_count.into())
+                    .u64("serial", m.serial.into())
+                    .u64("first_receive_at", m.first_receive_at)
+                    .u64("received_at", m.received_at)
+                    .bool("visibility_changed", m.visibility_changed)
+                    .finish()
             }
             RecordKey::Dedup(uid, n) => {
                 let q = self.queues.get(uid)?;
                 let key = q.dedup_keys.get(n)?;
                 let e = q.dedup.get(key)?;
-                to_bytes(&DedupRecord {
-                    key: key.clone(),
-                    expires_at: e.expires_at,
-                    message_id: format_uuid(e.message_id),
-                    seq: e.seq,
-                })
+                Obj::new()
+                    .str("key", key)
+                    .u64("expires_at", e.expires_at)
+                    .str("message_id", &format_uuid(e.message_id))
+                    .u64("seq", e.seq)
+                    .finish()
             }
             RecordKey::Attempt(uid, n) => {
                 let q = self.queues.get(uid)?;
                 let id = q.attempt_keys.get(n)?;
-                to_bytes(&AttemptRecord {
-                    id: id.clone(),
-                    attempt: q.attempts.get(id)?.clone(),
-                })
+                Obj::new()
+                    .str("id", id)
+                    .raw("attempt", &codec::attempt_json(q.attempts.get(id)?))
+                    .finish()
             }
-            RecordKey::Deleted(name) => to_bytes(&DeletedRecord {
-                at: *self.deleted_names.get(name)?,
-            }),
-            RecordKey::Task(id) => to_bytes(self.task(*id)?),
+            RecordKey::Deleted(name) => Obj::new()
+                .u64("at", *self.deleted_names.get(name)?)
+                .finish(),
+            RecordKey::Task(id) => codec::task_json(self.task(*id)?),
         })
     }
 
@@ -244,14 +233,19 @@ impl Engine {
             let corrupt = |what: &str| RestoreError::Corrupt(format!("record {key:?}: {what}"));
             let parts: Vec<&str> = key.split('/').collect();
             let hex = |s: &str| u64::from_str_radix(s, 16).map_err(|_| corrupt("bad key"));
-            macro_rules! json {
-                () => {
-                    serde_json::from_slice(&value).map_err(|e| corrupt(&e.to_string()))?
+            // One JSON reader (text into `Value`) for every record: each reader type is more wasm.
+            let v: Value = std::str::from_utf8(&value)
+                .map_err(|e| e.to_string())
+                .and_then(|text| serde_json::from_str(text).map_err(|e| e.to_string()))
+                .map_err(|e| corrupt(&e))?;
+            let f = Fields::of(&v).map_err(|e| corrupt(&e))?;
+            macro_rules! read {
+                ($r:expr $(,)?) => {
+                    $r.map_err(|e: String| corrupt(&e))
                 };
             }
             match parts.as_slice() {
                 ["meta"] => {
-                    let v: serde_json::Value = json!();
                     let version = v.get("v").and_then(|v| v.as_u64()).unwrap_or(0) as u32;
                     if version > FORMAT_VERSION {
                         return Err(RestoreError::UnsupportedVersion {
@@ -259,19 +253,90 @@ impl Engine {
                             supported: FORMAT_VERSION,
                         });
                     }
-                    meta = Some(serde_json::from_value(v).map_err(|e| corrupt(&e.to_string()))?);
+                    read!(f.u32("v"))?;
+                    meta = Some(MetaRecord {
+                        seed: read!(f.opt_u64("seed"))?,
+                        next_seq: read!(f.u64("next_seq"))?,
+                        next_queue: read!(f.u64("next_queue"))?,
+                        next_task: read!(f.u64("next_task"))?,
+                    });
                 }
-                ["q", q] => queues.push((hex(q)?, json!())),
-                ["m", q, s] => contents.push(((hex(q)?, hex(s)?), json!())),
-                ["s", q, s] => states.push(((hex(q)?, hex(s)?), json!())),
-                ["d", q, n] => dedups.push((hex(q)?, hex(n)?, json!())),
-                ["a", q, _] => attempts.push((hex(q)?, json!())),
+                ["q", q] => {
+                    let Some(Value::Object(tag_map)) = f.opt("tags") else {
+                        return Err(corrupt("invalid value for field `tags`"));
+                    };
+                    let tags = tag_map
+                        .iter()
+                        .map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+                        .collect::<Option<_>>()
+                        .ok_or_else(|| corrupt("invalid value for field `tags`"))?;
+                    let attrs = f
+                        .opt("attrs")
+                        .ok_or_else(|| corrupt("missing field `attrs`"))?;
+                    let record = QueueRecord {
+                        name: read!(f.string("name"))?,
+                        attrs: read!(codec::read_attributes(attrs))?,
+                        tags,
+                        created_at: read!(f.u64("created_at"))?,
+                        modified_at: read!(f.u64("modified_at"))?,
+                        last_purge: read!(f.opt_u64("last_purge"))?,
+                        dedup_per_group: read!(f.bool("dedup_per_group"))?,
+                        next_dedup: read!(f.u64("next_dedup"))?,
+                        next_attempt: read!(f.opt_u64("next_attempt"))?.unwrap_or(0),
+                    };
+                    queues.push((hex(q)?, record));
+                }
+                ["m", q, s] => {
+                    let record = ContentRecord {
+                        id: read!(f.string("id"))?,
+                        body: read!(f.string("body"))?,
+                        attributes: read!(f
+                            .opt("attributes")
+                            .map(codec::read_message_attributes)
+                            .transpose(),)?,
+                        extra: read!(f.opt("extra").map(codec::read_extra).transpose())?,
+                        sent_at: read!(f.u64("sent_at"))?,
+                        enqueued_at: read!(f.u64("enqueued_at"))?,
+                    };
+                    contents.push(((hex(q)?, hex(s)?), record));
+                }
+                ["s", q, s] => {
+                    let record = StateRecord {
+                        state: read!(codec::read_state(&f))?,
+                        deadline: read!(f.u64("deadline"))?,
+                        receive_count: read!(f.u32("receive_count"))?,
+                        serial: read!(f.u32("serial"))?,
+                        first_receive_at: read!(f.u64("first_receive_at"))?,
+                        received_at: read!(f.u64("received_at"))?,
+                        visibility_changed: read!(f.bool("visibility_changed"))?,
+                    };
+                    states.push(((hex(q)?, hex(s)?), record));
+                }
+                ["d", q, n] => {
+                    let record = DedupRecord {
+                        key: read!(f.string("key"))?,
+                        expires_at: read!(f.u64("expires_at"))?,
+                        message_id: read!(f.string("message_id"))?,
+                        seq: read!(f.u64("seq"))?,
+                    };
+                    dedups.push((hex(q)?, hex(n)?, record));
+                }
+                ["a", q, _] => {
+                    let attempt = f
+                        .opt("attempt")
+                        .ok_or_else(|| corrupt("missing field `attempt`"))?;
+                    let record = AttemptRecord {
+                        id: read!(f.string("id"))?,
+                        attempt: read!(codec::read_attempt(attempt))?,
+                    };
+                    attempts.push((hex(q)?, record));
+                }
                 ["x", name] => {
-                    let r: DeletedRecord = json!();
-                    engine.deleted_names.insert((*name).to_string(), r.at);
+                    let at = read!(f.u64("at"))?;
+                    engine.deleted_names.insert((*name).to_string(), at);
                 }
                 ["t", t] => {
-                    let task: MoveTask = json!();
+                    let task: MoveTask = read!(codec::read_task(&v))?;
                     if task.id != hex(t)? {
                         return Err(corrupt("task id does not match its key"));
                     }
