@@ -116,6 +116,20 @@ fn key_string(key: &RecordKey) -> String {
     }
 }
 
+/// A stable sort by key through one shared sort instantiation: a `sort_by_key` per record
+/// type would put a separate copy of the sort (~5 KB) into the wasm for each.
+fn sorted_by<T>(items: Vec<T>, key: impl Fn(&T) -> (u64, u64)) -> Vec<T> {
+    // The position breaks ties, which keeps the sort stable.
+    let mut order: Vec<((u64, u64), usize)> =
+        items.iter().enumerate().map(|(i, t)| (key(t), i)).collect();
+    order.sort_unstable();
+    let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
+    order
+        .into_iter()
+        .filter_map(|(_, i)| slots.get_mut(i).and_then(Option::take))
+        .collect()
+}
+
 impl Engine {
     /// Turn the dirty keys into records to put (current value) or delete (entity gone).
     pub(super) fn collect_changes(&mut self) -> Changes {
@@ -373,9 +387,9 @@ impl Engine {
             engine.by_name.insert(r.name, uid);
             engine.queues.insert(uid, q);
         }
-        engine.tasks.sort_by_key(|t| t.id);
-        contents.sort_by_key(|(k, _)| *k);
-        states.sort_by_key(|(k, _)| *k);
+        engine.tasks = sorted_by(std::mem::take(&mut engine.tasks), |t| (t.id, 0));
+        let contents = sorted_by(contents, |(k, _)| *k);
+        let states = sorted_by(states, |(k, _)| *k);
         if contents.len() != states.len() || contents.iter().zip(&states).any(|(c, s)| c.0 != s.0) {
             return Err(RestoreError::Corrupt(
                 "message content and state records do not pair up".into(),
@@ -409,7 +423,7 @@ impl Engine {
             };
             q.insert(msg, &mut engine.journal);
         }
-        dedups.sort_by_key(|(_, _, d)| d.expires_at);
+        let dedups = sorted_by(dedups, |(_, _, d)| (d.expires_at, 0));
         for (uid, n, d) in dedups {
             let Some(q) = engine.queues.get_mut(&uid) else {
                 continue;
@@ -427,7 +441,7 @@ impl Engine {
                 },
             );
         }
-        attempts.sort_by_key(|(_, a)| a.attempt.expires_at);
+        let attempts = sorted_by(attempts, |(_, a)| (a.attempt.expires_at, 0));
         for (uid, a) in attempts {
             if let Some(q) = engine.queues.get_mut(&uid) {
                 q.remember_attempt(a.id, a.attempt);
