@@ -375,7 +375,7 @@ impl Engine {
                 out.insert("MD5OfMessageAttributes".into(), Value::String(md5));
                 let map: Map<String, Value> = selected
                     .iter()
-                    .map(|(k, v)| ((*k).clone(), serde_json::to_value(v).unwrap_or(Value::Null)))
+                    .map(|(k, v)| ((*k).clone(), attribute_json(v)))
                     .collect();
                 out.insert("MessageAttributes".into(), Value::Object(map));
             }
@@ -405,6 +405,33 @@ impl Engine {
             _ => return None,
         })
     }
+}
+
+/// A `MessageAttributeValue` as AWS JSON 1.0 renders it (BinaryValue in base64). By hand rather
+/// than through its `Serialize` derive, which would pull a second serializer into the wasm.
+fn attribute_json(v: &crate::model::MessageAttributeValue) -> Value {
+    use base64::Engine as _;
+    let b64 = &base64::engine::general_purpose::STANDARD;
+    let mut out = Map::new();
+    out.insert("DataType".into(), Value::String(v.data_type.clone()));
+    if let Some(s) = &v.string_value {
+        out.insert("StringValue".into(), Value::String(s.clone()));
+    }
+    if let Some(b) = &v.binary_value {
+        out.insert("BinaryValue".into(), Value::String(b64.encode(b)));
+    }
+    if !v.string_list_values.is_empty() {
+        let list = v.string_list_values.iter().cloned().map(Value::String);
+        out.insert("StringListValues".into(), Value::Array(list.collect()));
+    }
+    if !v.binary_list_values.is_empty() {
+        let list = v
+            .binary_list_values
+            .iter()
+            .map(|b| Value::String(b64.encode(b)));
+        out.insert("BinaryListValues".into(), Value::Array(list.collect()));
+    }
+    Value::Object(out)
 }
 
 /// Has this message been delivered maxReceiveCount times already? Then the receive that would
