@@ -202,9 +202,10 @@ fn unknown_action(name: &str) -> SqsError {
 /// Everything before dispatch that both protocols share: size, context, signature.
 fn admit(now: u64, req: &HttpRequest, opts: &ProtocolOptions) -> Result<CallContext, SqsError> {
     if req.body.len() > opts.max_body_bytes {
+        // No byte count: a host stops reading at the limit, so the length it hands over is not
+        // the size the client sent.
         return Err(SqsError::RequestEntityTooLarge(format!(
-            "Request body of {} bytes exceeds the limit of {} bytes.",
-            req.body.len(),
+            "Request body exceeds the limit of {} bytes.",
             opts.max_body_bytes
         )));
     }
