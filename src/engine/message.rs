@@ -46,10 +46,9 @@ pub(crate) struct Message {
     pub(crate) extra: Option<Box<MessageExtra>>,
     /// Interned message group (0: none).
     pub(crate) group: u32,
-    /// `SentTimestamp` (kept across dead-letter moves).
+    /// `SentTimestamp`, and the enqueue time retention counts from: SQS keeps both across a
+    /// dead-letter move and starts both afresh on a redrive, so one field serves.
     pub(crate) sent_at: u64,
-    /// Retention is counted from here (kept across dead-letter moves).
-    pub(crate) enqueued_at: u64,
     pub(crate) state: MessageState,
     /// Delay end (Delayed) or visibility deadline (InFlight); meaningless when Visible.
     pub(crate) deadline: u64,

@@ -343,7 +343,6 @@ impl Engine {
             extra,
             group,
             sent_at: now,
-            enqueued_at: now,
             state: MessageState::Visible,
             deadline: 0,
             receive_count: 0,

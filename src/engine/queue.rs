@@ -4,7 +4,7 @@
 //! `make_visible`, `remove`), which keep the indexes, the counters and the journal in step:
 //! - `timers`: `(deadline, seq)` of every delayed or in-flight message (mini-redis style: one
 //!   ordered index instead of a timer per message; ties broken by sequence).
-//! - `retention`: `(enqueued_at, seq)`; the expiry is `enqueued_at + period`, so changing the
+//! - `retention`: `(sent_at, seq)`; the expiry is `sent_at + period`, so changing the
 //!   period re-keys nothing.
 //! - standard queues: one *lane* of visible messages per message group (fair queues), served in
 //!   rotation so one noisy tenant cannot starve the others; without groups there is one lane,
@@ -254,7 +254,7 @@ impl Queue {
     /// Add a new message (Delayed or Visible) to every index.
     pub(crate) fn insert(&mut self, msg: Message, j: &mut Journal) {
         let seq = msg.seq;
-        self.retention.insert((msg.enqueued_at, seq));
+        self.retention.insert((msg.sent_at, seq));
         match msg.state {
             MessageState::Delayed => {
                 self.delayed += 1;
@@ -514,7 +514,7 @@ impl Queue {
                 }
             }
         }
-        self.retention.remove(&(msg.enqueued_at, seq));
+        self.retention.remove(&(msg.sent_at, seq));
         if self.fifo() {
             if let Some(g) = self.fifo_groups.get_mut(&msg.group) {
                 g.members.remove(&seq);

@@ -319,7 +319,7 @@ impl Engine {
             .messages
             .values()
             .filter(|m| m.receive_count == 0 && m.state != super::message::MessageState::InFlight)
-            .map(|m| (m.seq, m.enqueued_at + delay))
+            .map(|m| (m.seq, m.sent_at + delay))
             .collect();
         for (seq, due) in pending {
             if due > now {

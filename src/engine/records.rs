@@ -184,8 +184,9 @@ impl Engine {
                 if let Some(e) = &m.extra {
                     o.raw("extra", &codec::extra_json(e));
                 }
+                // Format 1 has both fields; they are always equal (see `Message::sent_at`).
                 o.u64("sent_at", m.sent_at)
-                    .u64("enqueued_at", m.enqueued_at)
+                    .u64("enqueued_at", m.sent_at)
                     .finish()
             }
             RecordKey::State(uid, seq) => {
@@ -403,6 +404,12 @@ impl Engine {
                 .ok_or_else(|| RestoreError::Corrupt(format!("bad message id {:?}", c.id)))?;
             let group_name = c.extra.as_ref().and_then(|e| e.group_id.clone());
             let group = q.intern_group(group_name.as_deref());
+            if c.enqueued_at != c.sent_at {
+                // Every build of format 1 wrote them equal; a difference is damage.
+                return Err(RestoreError::Corrupt(format!(
+                    "message {uid:x}/{seq:x}: enqueue and send times differ"
+                )));
+            }
             let msg = Message {
                 seq,
                 id,
@@ -412,7 +419,6 @@ impl Engine {
                 extra: c.extra.map(Box::new),
                 group,
                 sent_at: c.sent_at,
-                enqueued_at: c.enqueued_at,
                 state: s.state,
                 deadline: s.deadline,
                 receive_count: s.receive_count,

@@ -276,7 +276,6 @@ impl Engine {
             extra: (extra != MessageExtra::default()).then(|| Box::new(extra)),
             group,
             sent_at: now,
-            enqueued_at: now,
             state: if delayed {
                 MessageState::Delayed
             } else {
