@@ -17,6 +17,7 @@ pub struct Service {
     config: EngineConfig,
     realism: Option<crate::engine::Realism>,
     engines: BTreeMap<String, Engine>,
+    event_feed: bool,
 }
 
 impl Service {
@@ -26,6 +27,7 @@ impl Service {
             config,
             realism: None,
             engines: BTreeMap::new(),
+            event_feed: true,
         }
     }
 
@@ -58,6 +60,7 @@ impl Service {
             config,
             realism: None,
             engines,
+            event_feed: true,
         })
     }
 
@@ -78,6 +81,7 @@ impl Service {
             };
             let mut engine = Engine::new(cfg);
             engine.set_realism(None, self.realism.clone());
+            engine.set_event_feed(self.event_feed);
             self.engines.insert(region.to_string(), engine);
         }
         self.engines.get_mut(region).expect("inserted above")
@@ -172,6 +176,15 @@ impl Service {
                 }
             }
             (region, queue) => self.engine(region).set_realism(queue, realism),
+        }
+    }
+
+    /// Collect events for `take_events` (the default) or not, in every region, present and future.
+    /// A host turns the feed off while nobody listens; `peek` keeps working either way.
+    pub fn set_event_feed(&mut self, on: bool) {
+        self.event_feed = on;
+        for engine in self.engines.values_mut() {
+            engine.set_event_feed(on);
         }
     }
 

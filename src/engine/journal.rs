@@ -34,6 +34,9 @@ pub(crate) struct Journal {
     pub(crate) record: bool,
     /// Events and the removed-message tail are on unless the host turned observation off.
     pub(crate) observe: bool,
+    /// The event feed alone can be muted (a JS host with no `event` listener) while `peek`'s
+    /// removed-message tail stays: formatting events nobody reads was a visible share of a call.
+    pub(crate) muted: bool,
 }
 
 impl Journal {
@@ -59,7 +62,7 @@ impl Journal {
     /// Record an event; `make` runs only when events are observed, so ids are not formatted
     /// for nobody.
     pub(crate) fn event(&mut self, at: u64, queue: &str, make: impl FnOnce() -> EventKind) {
-        if self.observe {
+        if self.observe && !self.muted {
             self.events.push(Event {
                 at,
                 queue: queue.to_string(),

@@ -230,6 +230,14 @@ impl Engine {
         self.dice = realism::Dice::new(config_seed_for_realism(&self.config));
     }
 
+    /// Collect events for `take_events` (the default) or not; `peek` is unaffected.
+    pub fn set_event_feed(&mut self, on: bool) {
+        self.journal.muted = !on;
+        if !on {
+            self.journal.events.clear();
+        }
+    }
+
     /// The configuration the engine runs with.
     pub fn config(&self) -> &EngineConfig {
         &self.config
