@@ -123,7 +123,9 @@ export class EngineHost {
   async syncAlarm() {
     if (this.#engine === null) return;
     if (this.#alarmAt === undefined) this.#alarmAt = (await this.ctx.storage.getAlarm()) ?? null;
-    const next = this.#engine.nextDeadline();
+    const own = this.#engine.nextDeadline();
+    const extra = this.extraDeadline();
+    const next = own === undefined ? extra : extra === undefined ? own : Math.min(own, extra);
     const want = next === undefined ? null : Math.max(next, Date.now() + 1);
     if (want === this.#alarmAt) return;
     // An earlier alarm still pending is enough: alarm() re-arms on the real deadline.
@@ -131,6 +133,11 @@ export class EngineHost {
     this.#alarmAt = want;
     if (want === null) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(want);
+  }
+
+  /** Time-driven work of a subclass's own (the directory's move tasks), epoch ms or undefined. */
+  extraDeadline() {
+    return undefined;
   }
 
   async alarm() {

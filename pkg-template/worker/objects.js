@@ -13,6 +13,8 @@
 
 import { EngineHost, encodeHttp, decodeHttp } from "./host.js";
 import { partitionsFor, objectName, SETTABLE } from "./partition.js";
+import { MoveTasks, MOVE_ACTIONS } from "./move-tasks.js";
+import * as wire from "./wire.js";
 
 const RECORD = "wasq-edge:q:";
 const decoder = new TextDecoder();
@@ -59,6 +61,27 @@ function withoutType(attributes) {
 }
 
 export class WasqDirectory extends EngineHost {
+  #moveTasks = new MoveTasks(this);
+
+  /** The queue's directory record `{ partitions, locations[] }`, or null. */
+  record(region, name) {
+    return this.#record(region, name);
+  }
+
+  /** POST `input` to an internal endpoint of a queue object. */
+  post(objName, path, input) {
+    return this.#post(objName, path, input);
+  }
+
+  extraDeadline() {
+    return this.#moveTasks.nextDeadline();
+  }
+
+  async alarm() {
+    await super.alarm();
+    await this.#moveTasks.run();
+  }
+
   #record(region, name) {
     return this.ctx.storage.kv.get(`${RECORD}${region}/${name}`) ?? null;
   }
@@ -103,6 +126,10 @@ export class WasqDirectory extends EngineHost {
     const body = new Uint8Array(await request.arrayBuffer());
     const before = name ? this.#record(region, name) : null;
     const res = await this.http(meta, body, request.signal);
+    if (MOVE_ACTIONS.has(action)) {
+      const p = wire.parse({ ...meta, body });
+      return encodeHttp(p ? await this.#moveTasks.answer(action, p, res, context, region) : res);
+    }
     if (res.status === 200 && name) {
       if (action === "CreateQueue" || action === "SetQueueAttributes") await this.#sync(context, region, name);
       else if (action === "DeleteQueue") await this.#delete(context, region, name, before);

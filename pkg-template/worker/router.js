@@ -123,42 +123,12 @@ async function route(env, req, signal) {
   const region = context.region ?? env.WASQ_REGION ?? "us-east-1";
   const p = wire.parse(req);
   const ctx = { env, req, p, context, region, signal };
-  if (p?.action === "StartMessageMoveTask") {
-    // Messages live in partition objects, and a move task would run in the directory, which holds
-    // none: it would "complete" having moved nothing. Refuse it plainly until tasks can fan out.
-    return unsupported(p, "Message move tasks are not supported by the wasq edge Worker yet; redrive by receiving from the dead-letter queue and sending to the source.");
-  }
   if (p && DATA_PLANE.has(p.action)) {
     const name = wire.queueNameOf(wire.queueUrlOf(p, req));
     const record = name ? await meta(env, region, name) : null;
     if (record) return dataPlane({ ...ctx, name, record });
   }
   return control(ctx);
-}
-
-/** SQS's `UnsupportedOperation` error, in the protocol of the request (spec §1.2, §1.3). */
-function unsupported(p, message) {
-  const requestId = crypto.randomUUID();
-  const code = "AWS.SimpleQueueService.UnsupportedOperation";
-  if (p.json) {
-    return {
-      status: 400,
-      headers: [
-        ["content-type", "application/x-amz-json-1.0"],
-        ["x-amzn-requestid", requestId],
-        ["x-amzn-query-error", `${code};Sender`],
-      ],
-      body: new TextEncoder().encode(JSON.stringify({ __type: "com.amazonaws.sqs#UnsupportedOperation", message })),
-    };
-  }
-  const xml = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-  return {
-    status: 400,
-    headers: [["content-type", "text/xml"], ["x-amzn-requestid", requestId]],
-    body: new TextEncoder().encode(
-      `<?xml version="1.0"?><ErrorResponse xmlns="http://queue.amazonaws.com/doc/2012-11-05/"><Error><Type>Sender</Type><Code>${code}</Code><Message>${xml(message)}</Message><Detail/></Error><RequestId>${requestId}</RequestId></ErrorResponse>`,
-    ),
-  };
 }
 
 // ---- directory ----
