@@ -203,7 +203,7 @@ export function receiveResponse(json, template, messages) {
   }
   const xml = text(template);
   const empty = xml.replace(/<ReceiveMessageResult>[\s\S]*?<\/ReceiveMessageResult>|<ReceiveMessageResult\/>/, "<ReceiveMessageResult></ReceiveMessageResult>");
-  return withBody(empty, empty.replace("<ReceiveMessageResult></ReceiveMessageResult>", `<ReceiveMessageResult>${messages.join("")}</ReceiveMessageResult>`));
+  return withBody(template, empty.replace("<ReceiveMessageResult></ReceiveMessageResult>", `<ReceiveMessageResult>${messages.join("")}</ReceiveMessageResult>`));
 }
 
 /** `{ ok: [[id, entry]], failed: [[id, entry]] }` of a batch response. */
