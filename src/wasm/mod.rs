@@ -10,6 +10,7 @@ mod convert;
 mod core;
 mod error;
 mod http;
+mod packed;
 mod realism;
 
 pub use self::core::WasqCore;

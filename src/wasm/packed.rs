@@ -1,0 +1,118 @@
+//! Storage records and change batches cross the boundary as one byte buffer each.
+//!
+//! Building a JS array of `[key, Uint8Array]` pairs costs several boundary calls per record, and
+//! reading one back costs as many again. One buffer costs a single copy each way. The JS side
+//! (`pkg-template/src/storage/packed.js`) reads and writes the same layout. Every length is a
+//! little-endian u32:
+//!
+//! - a batch: `put_count`, `del_count`, then `put_count` × (`key_len`, key, `value_len`, value),
+//!   then `del_count` × (`key_len`, key). FileStorage's batch payload uses this layout after its
+//!   kind byte, so it can write the buffer as it is.
+//! - records: (`key_len`, key, `value_len`, value) repeated to the end of the buffer.
+//!
+//! Keys are UTF-8.
+
+use crate::changes::Changes;
+
+/// A length does not fit the u32 the layout allows (a value of 4 GiB or more).
+#[derive(Debug)]
+pub struct TooLong;
+
+fn push_len(out: &mut Vec<u8>, len: usize) -> Result<(), TooLong> {
+    let len = u32::try_from(len).map_err(|_| TooLong)?;
+    out.extend_from_slice(&len.to_le_bytes());
+    Ok(())
+}
+
+fn push_bytes(out: &mut Vec<u8>, bytes: &[u8]) -> Result<(), TooLong> {
+    push_len(out, bytes.len())?;
+    out.extend_from_slice(bytes);
+    Ok(())
+}
+
+/// The batch layout of `changes`, or `None` when there is nothing to persist.
+pub fn encode_changes(changes: &Changes) -> Result<Option<Vec<u8>>, TooLong> {
+    if changes.is_empty() {
+        return Ok(None);
+    }
+    let size = 8
+        + changes
+            .put
+            .iter()
+            .map(|(k, v)| 8 + k.len() + v.len())
+            .sum::<usize>()
+        + changes.del.iter().map(|k| 4 + k.len()).sum::<usize>();
+    let mut out = Vec::with_capacity(size);
+    push_len(&mut out, changes.put.len())?;
+    push_len(&mut out, changes.del.len())?;
+    for (key, value) in &changes.put {
+        push_bytes(&mut out, key.as_bytes())?;
+        push_bytes(&mut out, value)?;
+    }
+    for key in &changes.del {
+        push_bytes(&mut out, key.as_bytes())?;
+    }
+    Ok(Some(out))
+}
+
+/// The records of a records buffer, in order. A malformed buffer ends the iteration early and
+/// leaves the reason in [`Records::error`], which the caller must check once iteration is over.
+pub struct Records<'a> {
+    rest: &'a [u8],
+    index: usize,
+    error: Option<String>,
+}
+
+impl<'a> Records<'a> {
+    pub fn new(bytes: &'a [u8]) -> Self {
+        Records {
+            rest: bytes,
+            index: 0,
+            error: None,
+        }
+    }
+
+    /// Why iteration stopped before the end of the buffer, if it did.
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    fn take(&mut self, what: &str) -> Option<&'a [u8]> {
+        let Some((len, rest)) = self.rest.split_first_chunk::<4>() else {
+            return self.fail(format!(
+                "the {what} length of record {} is cut short",
+                self.index
+            ));
+        };
+        let len = u32::from_le_bytes(*len) as usize;
+        if rest.len() < len {
+            return self.fail(format!("the {what} of record {} is cut short", self.index));
+        }
+        let (bytes, rest) = rest.split_at(len);
+        self.rest = rest;
+        Some(bytes)
+    }
+
+    fn fail<T>(&mut self, why: String) -> Option<T> {
+        self.error = Some(why);
+        self.rest = &[];
+        None
+    }
+}
+
+impl Iterator for Records<'_> {
+    type Item = (String, Vec<u8>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.rest.is_empty() {
+            return None;
+        }
+        let key = self.take("key")?;
+        let value = self.take("value")?;
+        let Ok(key) = std::str::from_utf8(key) else {
+            return self.fail(format!("the key of record {} is not UTF-8", self.index));
+        };
+        self.index += 1;
+        Some((key.to_string(), value.to_vec()))
+    }
+}
