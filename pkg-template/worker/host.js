@@ -53,7 +53,13 @@ export class EngineHost {
     return this.#engine;
   }
 
-  /** One SQS request through the Rust protocol layer (no signature check: the Worker did it). */
+  /**
+   * One SQS request through the Rust protocol layer, without a signature check: the Worker checked
+   * it. That is safe because a Durable Object has no address of its own: only code holding the
+   * namespace binding (this deployment's Worker and objects) can reach it, never a client. The
+   * request may be a rewritten part of the client's (a sub-batch, a handle without its prefix),
+   * which no longer carries a valid signature anyway.
+   */
   async http(meta, body, signal) {
     this.engine;
     try {

@@ -31,6 +31,8 @@ const META_TTL_MS = 5000;
 const BATCH_ID = /^[A-Za-z0-9_-]{1,80}$/;
 
 let scratch = null;
+let scratchUses = 0;
+const SCRATCH_USES = 10000;
 let spreadAt = null;
 const metaCache = new Map();
 
@@ -56,16 +58,25 @@ export function credentialsOf(env) {
 }
 
 /**
- * The admission check of the protocol layer, run on a throwaway core: its answer is used only
- * when it is a size or signature error, which the layer raises before dispatching anything.
+ * The admission check of the protocol layer (size limit, SigV4), which the wasm API offers only
+ * as part of a whole request: the request runs on the scratch core, which holds no queues, and its
+ * answer is used only when it is a size or signature error, raised before anything is dispatched.
+ * Every other action fails there for want of a queue, except CreateQueue, which would leave one
+ * behind: after it (or after many requests, in case the Worker's own reading of the action ever
+ * differs from the protocol layer's) the scratch core is replaced, so it stays empty. A kept core
+ * costs about half of a new one per request (measured: docs/edge.md).
  */
-function admit(env, req, credentials) {
-  const core = new (wasm().WasqCore)({ ...engineSettings(env), seed: 1 }, undefined);
+function admit(env, req, credentials, action) {
+  const core = scratchCore(env);
   try {
     const res = core.handleHttp(Date.now(), req, { credentials });
     return ADMISSION.has(wire.errorCode(res)) ? res : null;
   } finally {
-    core.free();
+    if (action === "CreateQueue" || ++scratchUses >= SCRATCH_USES) {
+      scratch.free();
+      scratch = null;
+      scratchUses = 0;
+    }
   }
 }
 
@@ -115,13 +126,13 @@ async function route(env, req, signal) {
       ),
     };
   }
+  const p = wire.parse(req);
   if (credentials) {
-    const refused = admit(env, req, credentials);
+    const refused = admit(env, req, credentials, p?.action);
     if (refused) return refused;
   }
   const context = scratchCore(env).requestContext(req);
   const region = context.region ?? env.WASQ_REGION ?? "us-east-1";
-  const p = wire.parse(req);
   const ctx = { env, req, p, context, region, signal };
   if (p && DATA_PLANE.has(p.action)) {
     const name = wire.queueNameOf(wire.queueUrlOf(p, req));

@@ -18,7 +18,7 @@ export function groupHashPartition(group, partitions) {
 
 
 /** The SDK signer's hash interface over node:crypto. */
-class Sha256 {
+export class Sha256 {
   constructor(secret) {
     this.hash = secret ? createHmac("sha256", secret) : createHash("sha256");
   }
