@@ -9,7 +9,6 @@ use super::error::{restore_error, sqs_error, type_error};
 use super::packed::{self, Records};
 use super::{convert, http};
 use crate::context::CallContext;
-use crate::error::SqsError;
 use crate::protocol;
 use crate::service::Service;
 use js_sys::Uint8Array;
@@ -72,13 +71,10 @@ impl WasqCore {
     ) -> Result<String, JsValue> {
         let now = convert::now(now)?;
         let ctx = convert::context(&context)?;
-        let params: serde_json::Value = serde_json::from_str(params_json)
-            .map_err(|e| sqs_error(&SqsError::Serialization(e.to_string())))?;
-        let out = self
-            .service
-            .dispatch(now, &ctx, action, params)
-            .map_err(|e| sqs_error(&e))?;
-        Ok(out.to_string())
+        // The typed path for message actions: no serde_json::Value tree either way.
+        self.service
+            .dispatch_json(now, &ctx, action, params_json)
+            .map_err(|e| sqs_error(&e))
     }
 
     /// Answer one HTTP request (AWS JSON 1.0 or Query) through the protocol layer:

@@ -6,8 +6,7 @@
 //! little-endian u32:
 //!
 //! - a batch: `put_count`, `del_count`, then `put_count` × (`key_len`, key, `value_len`, value),
-//!   then `del_count` × (`key_len`, key). FileStorage's batch payload uses this layout after its
-//!   kind byte, so it can write the buffer as it is.
+//!   then `del_count` × (`key_len`, key) (FileStorage's batch payload after its kind byte).
 //! - records: (`key_len`, key, `value_len`, value) repeated to the end of the buffer.
 //!
 //! Keys are UTF-8.

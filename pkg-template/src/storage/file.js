@@ -17,7 +17,6 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { createHash } from "node:crypto";
 import { checkBatch } from "./batch.js";
-import { COMMIT_PACKED, LOAD_PACKED, forEachPacked, packRecords, unpackBatch } from "./packed.js";
 
 export const FILE_FORMAT_VERSION = 1;
 const MAGIC = Buffer.from("WASQLOG\n", "latin1");
@@ -106,46 +105,7 @@ export class FileStorage {
     this.#checkOpen();
     const { put, del } = checkBatch(batch);
     if (put.length === 0 && del.length === 0) return;
-    this.#append(encodeRecord(encodeBatch(put, del)), () => {
-      for (const [key, value] of put) this.#set(key, Uint8Array.from(value));
-      for (const key of del) this.#delete(key);
-    });
-  }
-
-  /**
-   * The Engine's batch buffer. Its layout is this log's batch payload after the kind byte, so it
-   * is written as it is; nobody else holds it, so the mirror keeps views of it.
-   */
-  [COMMIT_PACKED](bytes) {
-    if (this.commit !== FileStorage.prototype.commit) return this.commit(unpackBatch(bytes));
-    this.#checkOpen();
-    const payload = Buffer.allocUnsafe(1 + bytes.length);
-    payload[0] = KIND_BATCH;
-    payload.set(bytes, 1);
-    const record = encodeRecord(payload);
-    // Checked (it throws on a malformed buffer) before anything is written.
-    const put = [];
-    const del = [];
-    forEachPacked(
-      bytes,
-      (key, value) => put.push(key, value),
-      (key) => del.push(key),
-    );
-    if (put.length === 0 && del.length === 0) return;
-    this.#append(record, () => {
-      for (let i = 0; i < put.length; i += 2) this.#set(put[i], put[i + 1]);
-      for (const key of del) this.#delete(key);
-    });
-  }
-
-  [LOAD_PACKED]() {
-    if (this.loadAll !== FileStorage.prototype.loadAll) return packRecords(this.loadAll());
-    this.#checkOpen();
-    return packRecords(this.#records);
-  }
-
-  /** Write one record and sync it, then `apply` it to the mirror; compact when due. */
-  #append(record, apply) {
+    const record = encodeRecord(encodeBatch(put, del));
     const at = this.#logBytes;
     try {
       writeFully(this.#fd, record, at);
@@ -159,7 +119,8 @@ export class FileStorage {
       throw err;
     }
     this.#logBytes = at + record.length;
-    apply();
+    for (const [key, value] of put) this.#set(key, Uint8Array.from(value));
+    for (const key of del) this.#delete(key);
     if (this.#logBytes > this.#compactMinBytes && this.#logBytes > this.#compactRatio * this.#liveBytes) {
       // The batch is already durable, so a failed compaction must not turn this commit into an
       // error; the old log stays valid and the next commit tries again.

@@ -6,7 +6,6 @@
 // durability "full" the Engine awaits it before answering, so an answered call is on disk.
 
 import { checkBatch } from "./batch.js";
-import { LOAD_PACKED, packRecords } from "./packed.js";
 
 const STORE = "records";
 
@@ -68,12 +67,6 @@ export class IndexedDbStorage {
 
   loadAll() {
     return Array.from(this.#mirror, ([key, value]) => [key, Uint8Array.from(value)]);
-  }
-
-  /** For the Engine: the mirror packed straight into one buffer, without a copy per record. */
-  [LOAD_PACKED]() {
-    if (this.loadAll !== IndexedDbStorage.prototype.loadAll) return packRecords(this.loadAll());
-    return packRecords(this.#mirror);
   }
 
   commit(batch) {

@@ -1,16 +1,7 @@
 // The default adapter: nothing survives the process, which is what tests and playgrounds want.
 
 import { checkBatch } from "./batch.js";
-import {
-  COMMIT_PACKED,
-  LOAD_PACKED,
-  concatEntries,
-  entryValue,
-  forEachPacked,
-  packEntry,
-  packRecords,
-  unpackBatch,
-} from "./packed.js";
+import { COMMIT_PACKED, LOAD_PACKED, concatEntries, entryValue, forEachPacked, packRecords, unpackBatch } from "./packed.js";
 
 export class MemoryStorage {
   // Each record is held in the records layout of packed.js (key and value in one buffer), so
@@ -19,7 +10,7 @@ export class MemoryStorage {
 
   /** @param {Iterable<[string, Uint8Array]>} [initial] records to start with (e.g. a copy of another adapter) */
   constructor(initial) {
-    if (initial) for (const [key, value] of initial) this.#records.set(key, packEntry(key, value));
+    if (initial) for (const [key, value] of initial) this.#records.set(key, packRecords([[key, Uint8Array.from(value)]]));
   }
 
   get durability() {
@@ -34,7 +25,7 @@ export class MemoryStorage {
   commit(batch) {
     const { put, del } = checkBatch(batch);
     // Validation above is the only thing that can throw, so the batch applies whole or not at all.
-    const entries = put.map(([key, value]) => packEntry(key, value)); // packEntry copies
+    const entries = put.map((entry) => packRecords([entry])); // a copy
     put.forEach(([key], i) => this.#records.set(key, entries[i]));
     for (const key of del) this.#records.delete(key);
   }
