@@ -6,6 +6,7 @@
 //     runtime (tests/edge/bench-entry.js), so only the Worker and the objects are measured;
 //   - from Node (BENCH_DRIVER=node): the real SDK through miniflare's dispatchFetch, which also
 //     measures Node and miniflare's HTTP bridge on the same cores.
+// BATCH=10 sends 10-entry SendMessageBatch requests instead (workerd driver only).
 // Each case runs ROUNDS times (default 3) after a warm-up; the median is reported with every
 // round and the load average, since other work shares the machine's cores.
 import { loadavg, tmpdir } from "node:os";
@@ -82,6 +83,7 @@ async function run(label, round) {
 
 const DRIVER = process.env.BENCH_DRIVER ?? "workerd";
 const PER_ROUND = Number(process.env.PER_ROUND ?? 4000);
+const BATCH = Number(process.env.BATCH ?? 1);
 
 /** `count` SendMessage requests, signed now for `host` (signatures stay valid for minutes). */
 async function presign(host, url, count) {
@@ -89,10 +91,16 @@ async function presign(host, url, count) {
   const out = [];
   for (let k = 0; k < count; k++) {
     const i = seq++;
-    const body = JSON.stringify({ QueueUrl: url, MessageBody: "x".repeat(200), MessageGroupId: `g${i % 1000}`, MessageDeduplicationId: `d${i}` });
+    // BATCH=n: SendMessageBatch of n entries, each its own group (a batch splits by partition).
+    const body = BATCH > 1
+      ? JSON.stringify({
+          QueueUrl: url,
+          Entries: Array.from({ length: BATCH }, (_, k) => ({ Id: `e${k}`, MessageBody: "x".repeat(200), MessageGroupId: `g${(i * BATCH + k) % 1000}`, MessageDeduplicationId: `d${i}-${k}` })),
+        })
+      : JSON.stringify({ QueueUrl: url, MessageBody: "x".repeat(200), MessageGroupId: `g${i % 1000}`, MessageDeduplicationId: `d${i}` });
     const signed = await signer.sign({
       method: "POST", protocol: "http:", hostname: host.split(":")[0], port: Number(host.split(":")[1]), path: "/",
-      headers: { host, "content-type": "application/x-amz-json-1.0", "x-amz-target": "AmazonSQS.SendMessage" },
+      headers: { host, "content-type": "application/x-amz-json-1.0", "x-amz-target": BATCH > 1 ? "AmazonSQS.SendMessageBatch" : "AmazonSQS.SendMessage" },
       body,
     });
     out.push({ host, path: "/", headers: Object.entries(signed.headers), body });
@@ -114,7 +122,8 @@ async function inWorkerd(mf, host, url, object) {
 const dir = mkdtempSync(join(tmpdir(), "wasq-bench-pkg-"));
 cpSync(PKG, dir, { recursive: true });
 copyFileSync(fileURLToPath(new URL("./bench-entry.js", import.meta.url)), join(dir, "bench-entry.js"));
-console.log(`driver: ${DRIVER}; ${CONCURRENCY} at a time; ${ROUNDS} rounds per case`);
+console.log(`driver: ${DRIVER}; ${CONCURRENCY} at a time; ${ROUNDS} rounds per case; ${BATCH > 1 ? `SendMessageBatch of ${BATCH}` : "SendMessage"}`);
+if (BATCH > 1 && DRIVER === "node") throw new Error("BATCH is for the workerd driver");
 try {
   for (const partitions of (process.env.PARTITIONS ?? "1,2,4,8").split(",").map(Number)) {
     const mf = startWorker({ partitions, pkgDir: dir, script: "bench-entry.js" });
@@ -137,8 +146,9 @@ try {
           }).then((r) => r.arrayBuffer())));
       }
     } else {
-      await run(`SendMessage via Worker, ${partitions} partition(s)`, () => inWorkerd(mf, host, url));
-      if (partitions === 1) await run("SendMessage on one queue object directly", () => inWorkerd(mf, host, url, object));
+      const action = BATCH > 1 ? `SendMessageBatch(${BATCH})` : "SendMessage";
+      await run(`${action} via Worker, ${partitions} partition(s)`, () => inWorkerd(mf, host, url));
+      if (partitions === 1) await run(`${action} on one queue object directly`, () => inWorkerd(mf, host, url, object));
     }
     await mf.dispose();
   }
