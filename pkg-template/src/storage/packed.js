@@ -26,19 +26,15 @@ const u32 = (bytes, at) => (bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] <<
  * applied nothing.
  */
 export function forEachPacked(bytes, onPut, onDel) {
+  // No closures in here: the package build wraps every function to keep its name, which would
+  // cost a defineProperty per call.
   const end = bytes.length;
-  const fail = () => {
-    throw new TypeError("wasq: malformed change batch buffer");
-  };
-  // Past the end u32() reads 0, so a cut-short length still lands beyond `end`.
-  const skip = (at) => (at + 4 + u32(bytes, at) > end ? fail() : at + 4 + u32(bytes, at));
-  if (end < 8) fail();
   const puts = u32(bytes, 0);
-  const dels = u32(bytes, 4);
+  const parts = 2 * puts + u32(bytes, 4);
   let at = 8;
-  for (let i = 0; i < puts; i++) at = skip(skip(at));
-  for (let i = 0; i < dels; i++) at = skip(at);
-  if (at !== end) fail();
+  // Past the end u32() reads 0, so a cut-short length still lands beyond `end`.
+  for (let i = 0; i < parts && at <= end; i++) at += 4 + u32(bytes, at);
+  if (end < 8 || at !== end) throw new TypeError("wasq: malformed change batch buffer");
   at = 8;
   for (let i = 0; i < puts; i++) {
     const start = at;
@@ -46,7 +42,7 @@ export function forEachPacked(bytes, onPut, onDel) {
     at = keyEnd + 4 + u32(bytes, keyEnd);
     onPut(decoder.decode(bytes.subarray(start + 4, keyEnd)), bytes.subarray(keyEnd + 4, at), bytes.subarray(start, at));
   }
-  for (let i = 0; i < dels; i++) {
+  while (at < end) {
     const next = at + 4 + u32(bytes, at);
     onDel(decoder.decode(bytes.subarray(at + 4, next)));
     at = next;
