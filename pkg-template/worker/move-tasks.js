@@ -219,8 +219,10 @@ export class MoveTasks {
           task.status = "CANCELLED";
           this.#save(task);
         }
-        while (task.status === "RUNNING" && task.steppedTo + STEP_MS <= Date.now()) {
-          await this.#step(task, task.steppedTo + STEP_MS);
+        // One step per wake-up, stamped now: a late alarm (an evicted or busy object) must not
+        // catch up with back-to-back steps, which would exceed the rate the caller asked for.
+        if (task.status === "RUNNING" && task.steppedTo + STEP_MS <= Date.now()) {
+          await this.#step(task, Date.now());
         }
       }
     } finally {
