@@ -74,7 +74,7 @@ export class MoveTasks {
     if (this.#stepping) return undefined; // run() re-arms when it finishes
     let next;
     for (const t of this.#all().values()) {
-      if (t.status !== "RUNNING" && t.status !== "CANCELLING") continue;
+      if ((t.status !== "RUNNING" && t.status !== "CANCELLING") || !Number.isFinite(t.steppedTo)) continue;
       const at = t.status === "CANCELLING" ? Date.now() : t.steppedTo + STEP_MS;
       if (next === undefined || at < next) next = at;
     }
@@ -111,15 +111,8 @@ export class MoveTasks {
       }
     }
     const sourceName = nameOfArn(sourceArn);
-    const record = this.host.record(region, sourceName);
-    const sourceUrl = await this.#queueUrl(context, sourceName);
     // The task's later calls run without a request: keep who and where, not the trace header.
     const { traceHeader, ...callContext } = context;
-    let toMove = 0;
-    if (record && sourceUrl) {
-      const counts = await this.#countAll(record.locations, sourceUrl, callContext);
-      toMove = counts.reduce((a, b) => a + b, 0);
-    }
     const id = Number(this.#kv.get(NEXT) ?? 1);
     this.#kv.put(NEXT, id + 1);
     const rate = wire.field(p, "MaxNumberOfMessagesPerSecond");
@@ -135,13 +128,24 @@ export class MoveTasks {
       rate: rate === undefined ? null : Number(rate),
       status: "RUNNING",
       moved: 0,
-      toMove,
+      toMove: 0,
       startedAt: now,
       failureReason: null,
-      // The first batch moves at once; later ones once a second (as the engine's tasks do).
-      steppedTo: now - STEP_MS,
+      // Not due until counted (below); then the first batch moves at once and later ones once a
+      // second, as the engine's tasks do.
+      steppedTo: Infinity,
     };
+    // Registered before the first await, so a second Start arriving meanwhile (the object takes
+    // other requests while this one waits on the partitions) sees it running. Stored only once
+    // counted: a restart in between loses the reservation with the unanswered request.
     tasks.set(id, task);
+    const record = this.host.record(region, sourceName);
+    const sourceUrl = await this.#queueUrl(callContext, sourceName);
+    if (record && sourceUrl) {
+      const counts = await this.#countAll(record.locations, sourceUrl, callContext);
+      task.toMove = counts.reduce((a, b) => a + b, 0);
+    }
+    task.steppedTo = now - STEP_MS;
     this.#save(task);
     await this.host.syncAlarm();
     return wire.withJsonOrXmlResult(p.json, res, "StartMessageMoveTask", { TaskHandle: handleOf(task) });
