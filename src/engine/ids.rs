@@ -107,8 +107,11 @@ pub(crate) fn format_uuid(v: u128) -> String {
         *slot = DIGITS[((v >> shift) & 0xf) as usize];
         nibble += 1;
     }
-    // Only ASCII hex digits and dashes were written.
-    String::from_utf8_lossy(&out).into_owned()
+    // Only ASCII hex digits and dashes were written, so this never falls back (and, unlike a
+    // lossy conversion, does not scan the bytes a second time for replacement).
+    std::str::from_utf8(&out)
+        .map(str::to_owned)
+        .unwrap_or_default()
 }
 
 /// Parse a UUID string back into its bits (for records).

@@ -55,14 +55,37 @@ pub(crate) fn list<T>(out: &mut String, items: &[T], mut item: impl FnMut(&mut S
     out.push(']');
 }
 
+/// Does any of these eight bytes need escaping (below 0x20, `"` or a backslash)? The classic
+/// "has a byte less than n / equal to c" word tricks, exact as a yes/no answer.
+fn word_needs_escape(w: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let below_space = w.wrapping_sub(ONES * 0x20) & !w;
+    let q = w ^ (ONES * u64::from(b'"'));
+    let quote = q.wrapping_sub(ONES) & !q;
+    let b = w ^ (ONES * u64::from(b'\\'));
+    let backslash = b.wrapping_sub(ONES) & !b;
+    (below_space | quote | backslash) & HIGH != 0
+}
+
 /// A JSON string literal, escaped exactly as serde_json does (`"`, `\`, and control characters;
 /// `\b \f \n \r \t` by name, others as lower-case `\u00XX`).
 pub(crate) fn string(out: &mut String, s: &str) {
     out.reserve(s.len() + 2);
     out.push('"');
     let bytes = s.as_bytes();
+    // Whole words first: ids, handles, digests and most bodies need no escaping at all.
+    let mut clean = 0;
+    for chunk in bytes.chunks_exact(8) {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(chunk);
+        if word_needs_escape(u64::from_le_bytes(w)) {
+            break;
+        }
+        clean += 8;
+    }
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
+    for (i, &b) in bytes.iter().enumerate().skip(clean) {
         if b >= 0x20 && b != b'"' && b != b'\\' {
             continue;
         }
@@ -99,7 +122,20 @@ mod tests {
         for c in (0u32..0x80).chain([0xe9, 0x2028, 0x1f600]) {
             all.push(char::from_u32(c).unwrap_or('?'));
         }
-        for s in [all.as_str(), "", "plain", "a\"b\\c", "\u{7f}\u{0}x"] {
+        let long = format!("{all}{all}0123456789abcdef\"0123456789\n{all}");
+        let samples = [
+            all.as_str(),
+            long.as_str(),
+            "",
+            "plain",
+            "exactly8",
+            "sixteen-bytes-ok",
+            "a\"b\\c",
+            "\u{7f}\u{0}x",
+            "seven b\u{1f}",
+            "ééééééééé\\",
+        ];
+        for s in samples {
             let mut out = String::new();
             string(&mut out, s);
             assert_eq!(out, serde_json::Value::String(s.into()).to_string());

@@ -462,7 +462,7 @@ fn deliver(
     let (id, count, serial) = (m.id, m.receive_count, m.serial);
     let deadline = now + visibility_ms;
     q.set_in_flight(seq, deadline, j);
-    if j.observe {
+    if j.feed() {
         let handle = keys.receipt_handle(Receipt {
             queue: q.uid,
             seq,

@@ -257,11 +257,11 @@ impl Engine {
         };
         let fifo = q.fifo();
         q.insert(msg, &mut self.journal);
-        let name = q.name.clone();
+        let name = self.journal.feed().then(|| q.name.clone());
         self.sync_deadline(uid);
         let message_id = format_uuid(id);
         let sequence = fifo.then(|| sequence_number(seq));
-        if self.journal.observe {
+        if let Some(name) = name {
             let (mid, gid, sn) = (
                 message_id.clone(),
                 v.group.map(str::to_string),

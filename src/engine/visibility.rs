@@ -107,12 +107,14 @@ impl Engine {
         } else {
             q.set_in_flight(r.seq, now + timeout_ms, &mut self.journal);
         }
-        let name = q.name.clone();
-        self.journal
-            .event(now, &name, || EventKind::VisibilityChanged {
-                message_id: format_uuid(id),
-                visible_at: now + timeout_ms,
-            });
+        if self.journal.feed() {
+            let name = q.name.clone();
+            self.journal
+                .event(now, &name, || EventKind::VisibilityChanged {
+                    message_id: format_uuid(id),
+                    visible_at: now + timeout_ms,
+                });
+        }
         self.sync_deadline(uid);
         Ok(())
     }
