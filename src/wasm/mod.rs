@@ -6,6 +6,7 @@
 //! because the core already speaks `serde_json::Value` and `JSON.parse` is faster than
 //! walking objects through the bindgen boundary.
 
+mod alloc;
 mod convert;
 mod core;
 mod error;
