@@ -475,7 +475,14 @@ export class Engine {
     const core = this.#timers ? this.#core.nextDeadline() : undefined;
     const poll = this.#waiters.earliestDeadline();
     const at = core === undefined ? poll : poll === undefined ? core : Math.min(core, poll);
-    if (at === this.#timerAt) return;
+    if (this.#timer !== null && (at === undefined || this.#timerAt <= at)) {
+      // A timer that fires no later than needed is kept: firing early only ticks and re-arms,
+      // where re-arming on every call (most calls move the deadline later) costs a
+      // clearTimeout and a setTimeout each time.
+      if (poll === undefined) this.#timer.unref?.();
+      else this.#timer.ref?.();
+      return;
+    }
     this.#clearTimer();
     if (at === undefined) return;
     const delay = Math.min(Math.max(0, at - this.#clock.now()), MAX_TIMER_DELAY);
