@@ -258,47 +258,49 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// `null` (absent, as `Params` reads it) or `read`'s value.
-    fn opt<T>(&mut self, read: impl FnOnce(&mut Self) -> Option<T>) -> Option<Option<T>> {
+    // The `opt_*` readers: `null` is an absent member, as `Params` reads it.
+
+    fn opt_str(&mut self) -> Option<Option<String>> {
         if self.word("null") {
             return Some(None);
         }
-        read(self).map(Some)
-    }
-
-    fn opt_str(&mut self) -> Option<Option<String>> {
-        self.opt(|r| r.string().map(Cow::into_owned))
+        self.string().map(|s| Some(s.into_owned()))
     }
 
     fn opt_int(&mut self) -> Option<Option<i64>> {
-        self.opt(Self::int)
+        if self.word("null") {
+            return Some(None);
+        }
+        self.int().map(Some)
     }
 
     fn opt_str_list(&mut self) -> Option<Option<Vec<String>>> {
-        self.opt(|r| {
-            r.open(b'[')?;
-            let mut out = Vec::new();
-            let mut first = true;
-            while r.next_item(&mut first)? {
-                out.push(r.string()?.into_owned());
-            }
-            Some(out)
-        })
+        if self.word("null") {
+            return Some(None);
+        }
+        self.open(b'[')?;
+        let mut out = Vec::new();
+        let mut first = true;
+        while self.next_item(&mut first)? {
+            out.push(self.string()?.into_owned());
+        }
+        Some(Some(out))
     }
 
     fn opt_attributes(&mut self) -> Option<Option<MessageAttributes>> {
-        self.opt(|r| {
-            r.open(b'{')?;
-            let mut out = MessageAttributes::new();
-            let mut first = true;
-            while let Some(name) = r.next_key(&mut first)? {
-                let value = r.attribute()?;
-                if out.insert(name.into_owned(), value).is_some() {
-                    return None;
-                }
+        if self.word("null") {
+            return Some(None);
+        }
+        self.open(b'{')?;
+        let mut out = MessageAttributes::new();
+        let mut first = true;
+        while let Some(name) = self.next_key(&mut first)? {
+            let value = self.attribute()?;
+            if out.insert(name.into_owned(), value).is_some() {
+                return None;
             }
-            Some(out)
-        })
+        }
+        Some(Some(out))
     }
 
     fn attribute(&mut self) -> Option<MessageAttributeValue> {
@@ -344,20 +346,14 @@ impl<'a> Reader<'a> {
         Some(v)
     }
 
-    /// A list of objects (batch entries), each read by `entry`.
-    fn opt_entries<T>(
-        &mut self,
-        mut entry: impl FnMut(&mut Self) -> Option<T>,
-    ) -> Option<Option<Vec<T>>> {
-        self.opt(|r| {
-            r.open(b'[')?;
-            let mut out = Vec::new();
-            let mut first = true;
-            while r.next_item(&mut first)? {
-                out.push(entry(r)?);
-            }
-            Some(out)
-        })
+    /// Whether a list of batch entries follows (`null`: absent); entries are then read with
+    /// `next_item`.
+    fn opt_list(&mut self) -> Option<bool> {
+        if self.word("null") {
+            return Some(false);
+        }
+        self.open(b'[')?;
+        Some(true)
     }
 
     fn send(&mut self, top: bool) -> Option<SendMessageRequest> {
@@ -419,7 +415,14 @@ impl<'a> Reader<'a> {
                 }
                 "Entries" => {
                     seen.once(1)?;
-                    req.entries = self.opt_entries(|r| r.send(false))?;
+                    if self.opt_list()? {
+                        let mut entries = Vec::new();
+                        let mut first = true;
+                        while self.next_item(&mut first)? {
+                            entries.push(self.send(false)?);
+                        }
+                        req.entries = Some(entries);
+                    }
                 }
                 "MessageGroupId" => return None,
                 _ => self.skip()?,
@@ -518,7 +521,14 @@ impl<'a> Reader<'a> {
                 }
                 "Entries" => {
                     seen.once(1)?;
-                    req.entries = self.opt_entries(|r| r.receipt(false))?;
+                    if self.opt_list()? {
+                        let mut entries = Vec::new();
+                        let mut first = true;
+                        while self.next_item(&mut first)? {
+                            entries.push(self.receipt(false)?);
+                        }
+                        req.entries = Some(entries);
+                    }
                 }
                 "MessageGroupId" => return None,
                 _ => self.skip()?,
@@ -526,17 +536,6 @@ impl<'a> Reader<'a> {
         }
         Some(req)
     }
-}
-
-/// Read the whole text with `read`; only whitespace may follow the value.
-fn whole<'a, T>(text: &'a str, read: impl FnOnce(&mut Reader<'a>) -> Option<T>) -> Option<T> {
-    let mut r = Reader {
-        text,
-        i: 0,
-        depth: 0,
-    };
-    let out = read(&mut r)?;
-    (r.peek().is_none()).then_some(out)
 }
 
 /// A message action's request read from its JSON text; `None`: take the `Value` path.
@@ -551,18 +550,23 @@ pub(crate) enum Request {
 }
 
 pub(crate) fn read(action: &str, text: &str) -> Option<Request> {
-    match action {
-        "SendMessage" => whole(text, |r| r.send(true)).map(Request::Send),
-        "SendMessageBatch" => whole(text, Reader::send_batch).map(Request::SendBatch),
-        "ReceiveMessage" => whole(text, Reader::receive).map(Request::Receive),
-        "DeleteMessage" => whole(text, |r| r.receipt(true)).map(Request::Delete),
-        "DeleteMessageBatch" => whole(text, Reader::receipt_batch).map(Request::DeleteBatch),
-        "ChangeMessageVisibility" => {
-            whole(text, |r| r.receipt(true)).map(Request::ChangeVisibility)
-        }
-        "ChangeMessageVisibilityBatch" => {
-            whole(text, Reader::receipt_batch).map(Request::ChangeVisibilityBatch)
-        }
-        _ => None,
-    }
+    let mut r = Reader {
+        text,
+        i: 0,
+        depth: 0,
+    };
+    // One reader call per action and no generic helper around them: in the wasm, every
+    // instantiation is code shipped.
+    let req = match action {
+        "SendMessage" => Request::Send(r.send(true)?),
+        "SendMessageBatch" => Request::SendBatch(r.send_batch()?),
+        "ReceiveMessage" => Request::Receive(r.receive()?),
+        "DeleteMessage" => Request::Delete(r.receipt(true)?),
+        "DeleteMessageBatch" => Request::DeleteBatch(r.receipt_batch()?),
+        "ChangeMessageVisibility" => Request::ChangeVisibility(r.receipt(true)?),
+        "ChangeMessageVisibilityBatch" => Request::ChangeVisibilityBatch(r.receipt_batch()?),
+        _ => return None,
+    };
+    // Only whitespace may follow the object.
+    r.peek().is_none().then_some(req)
 }
