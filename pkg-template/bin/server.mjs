@@ -11,9 +11,11 @@ import { protocolOptions, flatLookup, serve } from "../src/http.js";
 import { serveFile } from "./static.mjs";
 
 /**
- * The protocol layer's default limit, passed explicitly so that the host stops reading at the
- * same size the protocol refuses. SQS's largest payload is a 1 MiB batch, and JSON escaping
- * or form encoding can grow it several times over.
+ * The protocol layer's default limit (ProtocolOptions::default), at which the host stops reading
+ * so that the protocol sees a body over it and refuses it. It is not passed on: without options
+ * the layer reads no properties per request. (tests/clients/server.test.mjs sends a body over it
+ * and expects the protocol's 413, so the two cannot drift apart unnoticed.) SQS's largest payload
+ * is a 1 MiB batch, and JSON escaping or form encoding can grow it several times over.
  */
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
@@ -104,7 +106,7 @@ function plain(res, status, text, extra = {}) {
  */
 export async function startServer(options) {
   const { engine, host, port, credentials, www = null, pkgRoot, storageKind = "memory", log } = options;
-  const opts = protocolOptions({ credentials, maxBodyBytes: MAX_BODY_BYTES });
+  const opts = protocolOptions({ credentials });
   const inflight = new Set(); // AbortControllers of long polls not yet answered
   let closing = null;
 
