@@ -8,7 +8,7 @@
 import { wasm } from "./bindings.js";
 import { SystemClock } from "./clock.js";
 import { MemoryStorage } from "./storage/memory.js";
-import { COMMIT_PACKED, LOAD_PACKED, packRecords, unpackBatch } from "./storage/packed.js";
+import { COMMIT_PACKED, LOAD_PACKED, packRecords, unpackBatch } from "./storage/batch.js";
 import { Waiters } from "./waiters.js";
 
 // Entry points for the HTTP handlers (same package, not public API): symbols keep them off the
@@ -54,6 +54,7 @@ const MAX_TIMER_DELAY = 2 ** 31 - 1;
 const REALISM_KNOBS = ["duplicateDelivery", "reorder", "shortPollSampling", "throttling", "latency"];
 const THROTTLING_KNOBS = ["fifoPerAction", "highThroughputPerPartition", "highThroughputPartitions", "standardPerAction"];
 const U64 = (1n << 64n) - 1n;
+const MEMORY = MemoryStorage.prototype;
 
 function closedError() {
   const err = new Error("the engine is closed");
@@ -321,7 +322,7 @@ export class Engine {
   /** A core over everything the storage holds, its event feed set as the listeners need. */
   #newCore() {
     const storage = this.#storage;
-    const records = typeof storage[LOAD_PACKED] === "function" ? storage[LOAD_PACKED]() : packRecords(storage.loadAll());
+    const records = storage.loadAll === MEMORY.loadAll ? storage[LOAD_PACKED]() : packRecords(storage.loadAll());
     const core = new (wasm().WasqCore)(this.#coreOptions, records);
     core.setEventFeed(this.#eventFeed);
     return core;
@@ -363,7 +364,8 @@ export class Engine {
     if (bytes === undefined) return;
     const storage = this.#storage;
     try {
-      if (typeof storage[COMMIT_PACKED] === "function") storage[COMMIT_PACKED](bytes);
+      // MemoryStorage takes the buffer itself, unless its commit() was replaced.
+      if (storage.commit === MEMORY.commit) storage[COMMIT_PACKED](bytes);
       else storage.commit(unpackBatch(bytes));
     } catch (err) {
       // Nothing unacknowledged may stay visible: rebuild from what storage actually holds.

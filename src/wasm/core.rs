@@ -43,7 +43,7 @@ impl WasqCore {
             // A malformed buffer ends the records early, so its reason wins over what the restore
             // made of the partial list.
             if let Some(why) = records.error() {
-                return Err(type_error(&format!("records buffer is malformed: {why}")));
+                return Err(type_error(why));
             }
             restored.map_err(|e| restore_error(&e))?
         };

@@ -2,7 +2,7 @@
 //!
 //! Building a JS array of `[key, Uint8Array]` pairs costs several boundary calls per record, and
 //! reading one back costs as many again. One buffer costs a single copy each way. The JS side
-//! (`pkg-template/src/storage/packed.js`) reads and writes the same layout. Every length is a
+//! (`pkg-template/src/storage/batch.js`) reads and writes the same layout. Every length is a
 //! little-endian u32:
 //!
 //! - a batch: `put_count`, `del_count`, then `put_count` × (`key_len`, key, `value_len`, value),
@@ -58,41 +58,36 @@ pub fn encode_changes(changes: &Changes) -> Result<Option<Vec<u8>>, TooLong> {
 /// leaves the reason in [`Records::error`], which the caller must check once iteration is over.
 pub struct Records<'a> {
     rest: &'a [u8],
-    index: usize,
-    error: Option<String>,
+    error: Option<&'static str>,
 }
 
 impl<'a> Records<'a> {
     pub fn new(bytes: &'a [u8]) -> Self {
         Records {
             rest: bytes,
-            index: 0,
             error: None,
         }
     }
 
     /// Why iteration stopped before the end of the buffer, if it did.
-    pub fn error(&self) -> Option<&str> {
-        self.error.as_deref()
+    pub fn error(&self) -> Option<&'static str> {
+        self.error
     }
 
-    fn take(&mut self, what: &str) -> Option<&'a [u8]> {
+    fn take(&mut self) -> Option<&'a [u8]> {
         let Some((len, rest)) = self.rest.split_first_chunk::<4>() else {
-            return self.fail(format!(
-                "the {what} length of record {} is cut short",
-                self.index
-            ));
+            return self.fail("a record is cut short");
         };
         let len = u32::from_le_bytes(*len) as usize;
         if rest.len() < len {
-            return self.fail(format!("the {what} of record {} is cut short", self.index));
+            return self.fail("a record is cut short");
         }
         let (bytes, rest) = rest.split_at(len);
         self.rest = rest;
         Some(bytes)
     }
 
-    fn fail<T>(&mut self, why: String) -> Option<T> {
+    fn fail<T>(&mut self, why: &'static str) -> Option<T> {
         self.error = Some(why);
         self.rest = &[];
         None
@@ -106,12 +101,11 @@ impl Iterator for Records<'_> {
         if self.rest.is_empty() {
             return None;
         }
-        let key = self.take("key")?;
-        let value = self.take("value")?;
+        let key = self.take()?;
+        let value = self.take()?;
         let Ok(key) = std::str::from_utf8(key) else {
-            return self.fail(format!("the key of record {} is not UTF-8", self.index));
+            return self.fail("a record key is not UTF-8");
         };
-        self.index += 1;
         Some((key.to_string(), value.to_vec()))
     }
 }

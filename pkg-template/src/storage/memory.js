@@ -1,10 +1,17 @@
 // The default adapter: nothing survives the process, which is what tests and playgrounds want.
 
-import { checkBatch } from "./batch.js";
-import { COMMIT_PACKED, LOAD_PACKED, concatEntries, entryValue, forEachPacked, packRecords, unpackBatch } from "./packed.js";
+import {
+  checkBatch,
+  COMMIT_PACKED,
+  LOAD_PACKED,
+  concatEntries,
+  entryValue,
+  forEachPacked,
+  packRecords,
+} from "./batch.js";
 
 export class MemoryStorage {
-  // Each record is held in the records layout of packed.js (key and value in one buffer), so
+  // Each record is held in the records layout of batch.js (key and value in one buffer), so
   // that an Engine recovers from one copy of every record, without encoding a key again.
   #records = new Map();
 
@@ -35,9 +42,9 @@ export class MemoryStorage {
    * so the records are kept as views of it instead of copies; a view keeps its whole batch
    * buffer alive, which costs at most one batch's worth of bytes per surviving record.
    */
+  // The Engine calls these two only while commit() and loadAll() are this class's own (not a
+  // subclass's or an instance's replacement), which must then see every batch and load.
   [COMMIT_PACKED](bytes) {
-    // A subclass or an instance that replaced commit() must see every batch through it.
-    if (this.commit !== MemoryStorage.prototype.commit) return this.commit(unpackBatch(bytes));
     const records = this.#records;
     forEachPacked(
       bytes,
@@ -47,7 +54,6 @@ export class MemoryStorage {
   }
 
   [LOAD_PACKED]() {
-    if (this.loadAll !== MemoryStorage.prototype.loadAll) return packRecords(this.loadAll());
     return concatEntries(this.#records);
   }
 

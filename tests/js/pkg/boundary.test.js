@@ -202,7 +202,7 @@ test("MemoryStorage keeps the engine's records apart from what loadAll hands out
 });
 
 test("a malformed batch buffer is refused before anything is applied", async () => {
-  const { COMMIT_PACKED } = await import(new URL("src/storage/packed.js", `file://${pkgDir}`));
+  const { COMMIT_PACKED } = await import(new URL("src/storage/batch.js", `file://${pkgDir}`));
   const storage = new MemoryStorage();
   const engine = new Engine({ clock: new ManualClock(START), storage, seed: 3 });
   engine.createQueue({ QueueName: "q" });
