@@ -47,6 +47,16 @@ fn string_field(options: &JsValue, key: &str) -> Result<Option<String>, JsValue>
     }
 }
 
+fn bool_field(options: &JsValue, key: &str) -> Result<Option<bool>, JsValue> {
+    match field(options, key)? {
+        None => Ok(None),
+        Some(v) => v
+            .as_bool()
+            .map(Some)
+            .ok_or_else(|| type_error(&format!("options.{key} must be a boolean"))),
+    }
+}
+
 /// A non-negative integer given as a JS number (exact) or a BigInt (for full 64-bit seeds).
 fn integer_field(options: &JsValue, key: &str) -> Result<Option<u64>, JsValue> {
     let Some(value) = field(options, key)? else {
@@ -73,7 +83,8 @@ fn integer_field(options: &JsValue, key: &str) -> Result<Option<u64>, JsValue> {
 }
 
 /// The engine configuration from `{seed?, region?, accountId?, defaultHost?, standardInflightLimit?,
-/// fifoInflightLimit?}`. With no seed, one is drawn here — never at module load, which workerd forbids.
+/// fifoInflightLimit?, persist?}`. `persist: false` is for a host with no storage: the core then
+/// skips encoding every change for a commit nobody makes. With no seed, one is drawn here — never at module load, which workerd forbids.
 pub fn config(options: &JsValue) -> Result<EngineConfig, JsValue> {
     let seed = match integer_field(options, "seed")? {
         Some(seed) => seed,
@@ -101,6 +112,9 @@ pub fn config(options: &JsValue) -> Result<EngineConfig, JsValue> {
     if let Some(limit) = integer_field(options, "fifoInflightLimit")? {
         config.fifo_inflight_limit = usize::try_from(limit)
             .map_err(|_| range_error("options.fifoInflightLimit is too large"))?;
+    }
+    if let Some(persist) = bool_field(options, "persist")? {
+        config.persist = persist;
     }
     Ok(config)
 }
