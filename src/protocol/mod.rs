@@ -98,6 +98,21 @@ pub trait Dispatch {
         action: &str,
         params: Value,
     ) -> Result<Value, SqsError>;
+
+    /// `dispatch` for an AWS JSON 1.0 body as text, answering JSON text. The default goes through
+    /// a `Value`; the service overrides it with its typed path, which builds no tree for the
+    /// message actions. Both must answer alike: malformed bodies are read by [`json::params`].
+    fn dispatch_json(
+        &mut self,
+        now: u64,
+        ctx: &CallContext,
+        action: &str,
+        body: &str,
+    ) -> Result<String, SqsError> {
+        let params = json::params(body.as_bytes())?;
+        self.dispatch(now, ctx, action, params)
+            .map(|v| v.to_string())
+    }
 }
 
 impl Dispatch for crate::service::Service {
@@ -109,6 +124,16 @@ impl Dispatch for crate::service::Service {
         params: Value,
     ) -> Result<Value, SqsError> {
         crate::service::Service::dispatch(self, now, ctx, action, params)
+    }
+
+    fn dispatch_json(
+        &mut self,
+        now: u64,
+        ctx: &CallContext,
+        action: &str,
+        body: &str,
+    ) -> Result<String, SqsError> {
+        self.dispatch_json_with(now, ctx, action, body, |text| json::params(text.as_bytes()))
     }
 }
 
@@ -226,15 +251,16 @@ fn run_json<D: Dispatch>(
     now: u64,
     req: &HttpRequest,
     opts: &ProtocolOptions,
-) -> Result<Value, SqsError> {
+) -> Result<String, SqsError> {
     let ctx = admit(now, req, opts)?;
     let target = header(req, "x-amz-target").unwrap_or("").trim();
     let action = target
         .strip_prefix("AmazonSQS.")
         .and_then(shapes::action)
         .ok_or_else(|| unknown_action(target))?;
-    let params = json::params(&req.body)?;
-    d.dispatch(now, &ctx, action.name, params)
+    // A body that is not UTF-8 cannot be JSON; `json::params` words that error.
+    let body = std::str::from_utf8(&req.body).map_err(|_| json::unreadable())?;
+    d.dispatch_json(now, &ctx, action.name, body)
 }
 
 fn run_query<D: Dispatch>(
@@ -282,7 +308,7 @@ pub fn handle<D: Dispatch>(
 ) -> HttpResponse {
     match protocol_of(req) {
         Protocol::Json => match run_json(d, now, req, opts) {
-            Ok(out) => json::success(&out, request_id),
+            Ok(out) => json::success_text(out, request_id),
             Err(e) => json::error(&e, request_id),
         },
         Protocol::Query => match run_query(d, now, req, opts) {
