@@ -16,7 +16,9 @@ const NUL = "\0";
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const credentials = { accessKeyId: "AKIDEXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY" };
-const QUEUE = "http://localhost:9324/000000000000/q";
+// Not the engine's default host: queue URLs show that the host header was read.
+const HOST = "sqs.test:4566";
+const QUEUE = `http://${HOST}/000000000000/q`;
 const md5 = (text) => createHash("md5").update(text, "utf8").digest("hex");
 
 function pack({ method, path, query, headers, body }) {
@@ -35,7 +37,7 @@ function json(action, params) {
     method: "POST",
     path: "/",
     query: "",
-    headers: [["host", "localhost:9324"], ["content-type", "application/x-amz-json-1.0"], ["x-amz-target", `AmazonSQS.${action}`]],
+    headers: [["host", HOST], ["content-type", "application/x-amz-json-1.0"], ["x-amz-target", `AmazonSQS.${action}`]],
     body: encoder.encode(JSON.stringify(params)),
   };
 }
@@ -45,13 +47,13 @@ function form(params, path = "/") {
     method: "POST",
     path,
     query: "",
-    headers: [["host", "localhost:9324"], ["content-type", "application/x-www-form-urlencoded"]],
+    headers: [["host", HOST], ["content-type", "application/x-www-form-urlencoded"]],
     body: encoder.encode(new URLSearchParams(params).toString()),
   };
 }
 
 function get(params, path = "/") {
-  return { method: "GET", path, query: new URLSearchParams(params).toString(), headers: [["host", "localhost:9324"]], body: new Uint8Array(0) };
+  return { method: "GET", path, query: new URLSearchParams(params).toString(), headers: [["host", HOST]], body: new Uint8Array(0) };
 }
 
 /**
@@ -90,7 +92,7 @@ test("AWS JSON: a packed request gets the fields form's answer", () => {
     json("CreateQueue", { QueueName: "q", Attributes: { VisibilityTimeout: "7" } }),
     json("SendMessage", { QueueUrl: QUEUE, MessageBody: "héllo", MessageAttributes: { k: { DataType: "String", StringValue: "v" } } }),
     json("ReceiveMessage", { QueueUrl: QUEUE, MessageAttributeNames: ["All"] }),
-    json("SendMessage", { QueueUrl: "http://localhost:9324/000000000000/nope", MessageBody: "x" }),
+    json("SendMessage", { QueueUrl: `http://${HOST}/000000000000/nope`, MessageBody: "x" }),
     json("NoSuchAction", {}),
   ]);
   assert.equal(created.status, 200);
@@ -114,7 +116,7 @@ test("Query: a packed request (form body, GET query string, queue path) gets the
     form({ Action: "GetQueueUrl", QueueName: "nope" }),
   ]);
   assert.equal(created.status, 200);
-  assert.match(created.body, /<QueueUrl>http:\/\/localhost:9324\/000000000000\/q<\/QueueUrl>/);
+  assert.ok(created.body.includes(`<QueueUrl>${QUEUE}</QueueUrl>`), created.body);
   assert.equal(sent.status, 200);
   assert.match(sent.body, new RegExp(`<MD5OfMessageBody>${md5("a b&c")}</MD5OfMessageBody>`));
   assert.match(got.body, /<Body>a b&amp;c<\/Body>/);
@@ -233,7 +235,7 @@ test("raw handler requests with a NUL in a header: JSON, Query, and a long poll 
     handler.handle({
       method: "POST",
       path: "/",
-      headers: { ...note, host: "localhost:9324", "content-type": "application/x-amz-json-1.0", "x-amz-target": `AmazonSQS.${action}` },
+      headers: { ...note, host: HOST, "content-type": "application/x-amz-json-1.0", "x-amz-target": `AmazonSQS.${action}` },
       body: JSON.stringify(params),
     });
   const created = await call("CreateQueue", { QueueName: "q" });
@@ -243,7 +245,7 @@ test("raw handler requests with a NUL in a header: JSON, Query, and a long poll 
   const query = await handler.handle({
     method: "POST",
     path: "/000000000000/q",
-    headers: { ...note, host: "localhost:9324", "content-type": "application/x-www-form-urlencoded" },
+    headers: { ...note, host: HOST, "content-type": "application/x-www-form-urlencoded" },
     body: "Action=SendMessage&MessageBody=first",
   });
   assert.equal(query.response.statusCode, 200);
