@@ -1,6 +1,6 @@
-// The Worker: checks the SigV4 signature once, then sends each SQS request to the object that
-// owns it — control-plane actions to the directory, messages to the queue's partitions — and
-// splices partition answers together where one request spans several partitions.
+// The Worker: admits each request once (size, SigV4, action and parameters, on a scratch core),
+// then sends it to the object that owns it — control-plane actions to the directory, messages to
+// the queue's partitions — and splices partition answers together where it spans several.
 
 import { decodeHttp } from "./host.js";
 import { wasm } from "../src/bindings.js";
@@ -18,27 +18,25 @@ const DATA_PLANE = new Set([
   "ChangeMessageVisibilityBatch",
 ]);
 const PROPAGATING = new Set(["CreateQueue", "SetQueueAttributes", "DeleteQueue", "PurgeQueue"]);
-/** Errors only the protocol layer's admission step (size, signature) raises. */
-const ADMISSION = new Set([
-  "RequestEntityTooLarge",
-  "MissingAuthenticationToken",
-  "IncompleteSignature",
-  "SignatureDoesNotMatch",
-  "InvalidClientTokenId",
-]);
 const MAX_BATCH_BYTES = 1048576;
 const META_TTL_MS = 5000;
 const BATCH_ID = /^[A-Za-z0-9_-]{1,80}$/;
 
 let scratch = null;
-let scratchUses = 0;
-const SCRATCH_USES = 10000;
 let spreadAt = null;
 const metaCache = new Map();
 
-/** A core with no queues: reads request contexts and checks signatures, nothing else. */
+/**
+ * A core with no queues: it admits and reads requests (size, SigV4, action, parameters) and never
+ * runs one, so it stays empty. Its seed is drawn (inside a request: workerd refuses random values
+ * at module top level) so that the request ids of the refusals it answers differ per isolate.
+ */
 function scratchCore(env) {
-  if (scratch === null) scratch = new (wasm().WasqCore)({ ...engineSettings(env), seed: 1 }, undefined);
+  if (scratch === null) {
+    const words = crypto.getRandomValues(new Uint32Array(2));
+    const seed = (words[0] & 0x1fffff) * 2 ** 32 + words[1];
+    scratch = new (wasm().WasqCore)({ ...engineSettings(env), seed }, undefined);
+  }
   return scratch;
 }
 
@@ -55,29 +53,6 @@ export function credentialsOf(env) {
   const secretAccessKey = env?.WASQ_SECRET_ACCESS_KEY;
   if (!accessKeyId || !secretAccessKey) return undefined;
   return { accessKeyId, secretAccessKey };
-}
-
-/**
- * The admission check of the protocol layer (size limit, SigV4), which the wasm API offers only
- * as part of a whole request: the request runs on the scratch core, which holds no queues, and its
- * answer is used only when it is a size or signature error, raised before anything is dispatched.
- * Every other action fails there for want of a queue, except CreateQueue, which would leave one
- * behind: after it (or after many requests, in case the Worker's own reading of the action ever
- * differs from the protocol layer's) the scratch core is replaced, so it stays empty. A kept core
- * costs about half of a new one per request (measured: docs/edge.md).
- */
-function admit(env, req, credentials, action) {
-  const core = scratchCore(env);
-  try {
-    const res = core.handleHttp(Date.now(), req, { credentials });
-    return ADMISSION.has(wire.errorCode(res)) ? res : null;
-  } finally {
-    if (action === "CreateQueue" || ++scratchUses >= SCRATCH_USES) {
-      scratch.free();
-      scratch = null;
-      scratchUses = 0;
-    }
-  }
 }
 
 function stub(ns, name) {
@@ -126,12 +101,13 @@ async function route(env, req, signal) {
       ),
     };
   }
+  // One pass of the protocol layer: whatever it refuses (size, signature, unknown action,
+  // malformed parameters) is answered here, exactly as an object would answer it.
+  const admitted = scratchCore(env).admitHttp(Date.now(), req, credentials ? { credentials } : undefined);
+  if (admitted.response) return admitted.response;
+  const { context } = admitted;
   const p = wire.parse(req);
-  if (credentials) {
-    const refused = admit(env, req, credentials, p?.action);
-    if (refused) return refused;
-  }
-  const context = scratchCore(env).requestContext(req);
+  if (p) p.action = admitted.action;
   const region = context.region ?? env.WASQ_REGION ?? "us-east-1";
   const ctx = { env, req, p, context, region, signal };
   if (p && DATA_PLANE.has(p.action)) {

@@ -139,6 +139,24 @@ for (const partitions of [1, 4]) {
       assert.equal(xmlText(bad.xml, "Code"), "InvalidParameterValue");
     });
 
+    test("requests the protocol layer refuses (read once, at the Worker) get the exact error in their protocol, and nothing runs", async () => {
+      const unknown = await query([["Action", "Frobnicate"], ["QueueName", `refused-${partitions}`]]);
+      assert.equal(unknown.status, 400, unknown.xml);
+      assert.match(unknown.xml, /^<\?xml version="1.0"\?><ErrorResponse xmlns="http:\/\/queue.amazonaws.com\/doc\/2012-11-05\/"><Error><Type>Sender<\/Type><Code>InvalidAction<\/Code><Message>The action Frobnicate is not valid for this endpoint.<\/Message><Detail\/><\/Error><RequestId>[^<]+<\/RequestId><\/ErrorResponse>$/);
+      const missing = await query([["QueueName", `refused-${partitions}`]]);
+      assert.equal(missing.status, 400, missing.xml);
+      assert.equal(xmlText(missing.xml, "Code"), "MissingParameter");
+      assert.equal(xmlText(missing.xml, "Message"), "The request must contain the parameter Action.");
+      const partial = await query([["Action", "CreateQueue"], ["QueueName", `refused-${partitions}`], ["Attribute.1.Name", "DelaySeconds"]]);
+      assert.equal(partial.status, 400, partial.xml);
+      assert.equal(xmlText(partial.xml, "Code"), "MissingParameter");
+      assert.equal(xmlText(partial.xml, "Message"), "The request must contain the parameter Attribute.1.Value.");
+      // Each isolate's scratch core draws its own seed: refusals do not share request ids.
+      assert.notEqual(xmlText(unknown.xml, "RequestId"), xmlText(missing.xml, "RequestId"));
+      const listed = await sqs.send(new S.ListQueuesCommand({ QueueNamePrefix: "refused-" }));
+      assert.deepEqual(listed.QueueUrls ?? [], []);
+    });
+
     test("move tasks answer in XML: start, list, cancel, and a Query error", async () => {
       const dlq = await create("qmt-dlq");
       const dlqArn = (await sqs.send(new S.GetQueueAttributesCommand({ QueueUrl: dlq, AttributeNames: ["QueueArn"] }))).Attributes.QueueArn;
