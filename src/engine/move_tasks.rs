@@ -336,7 +336,6 @@ impl Engine {
         let group = d.intern_group(old.group_id());
         let msg = Message {
             seq: new_seq,
-            id: new_id,
             body: old.body.clone(),
             body_md5: old.body_md5,
             attributes: old.attributes.clone(),
@@ -356,7 +355,7 @@ impl Engine {
         self.sync_deadline(dest);
         self.journal
             .event(now, &source_name, || EventKind::MovedByTask {
-                message_id: format_uuid(old.id),
+                message_id: format_uuid(old.id(&self.keys)),
                 destination: dest_name,
                 new_message_id: format_uuid(new_id),
             });

@@ -183,7 +183,11 @@ impl Engine {
                     }
                     if !dice.chance(sample) {
                         skip.insert(seq);
-                        let id = q.messages.get(&seq).map(|m| m.id).unwrap_or_default();
+                        let id = q
+                            .messages
+                            .get(&seq)
+                            .map(|m| m.id(&q.keys))
+                            .unwrap_or_default();
                         let name = q.name.clone();
                         j.event(now, &name, || EventKind::SampledOut {
                             message_id: format_uuid(id),
@@ -251,8 +255,8 @@ impl Engine {
         let Some(dlq) = self.queues.get_mut(&dlq_uid) else {
             return;
         };
-        let message_id = format_uuid(msg.id);
-        msg.seq = seq;
+        let message_id = format_uuid(msg.id(&self.keys));
+        msg.renumber(seq, &self.keys);
         msg.state = MessageState::Visible;
         msg.deadline = 0;
         let fifo = dlq.fifo();
@@ -328,7 +332,10 @@ impl Engine {
 
     fn render_message(&self, q: &Queue, m: &Message, req: &ReceiveMessageRequest) -> Value {
         let mut out = Map::new();
-        out.insert("MessageId".into(), Value::String(format_uuid(m.id)));
+        out.insert(
+            "MessageId".into(),
+            Value::String(format_uuid(m.id(&self.keys))),
+        );
         out.insert(
             "ReceiptHandle".into(),
             Value::String(self.keys.receipt_handle(Receipt {
@@ -450,12 +457,12 @@ fn duplicate(q: &mut Queue, seq: u64, copy_seq: u64, now: u64, j: &mut super::jo
         return;
     };
     let mut copy = m.clone();
-    copy.seq = copy_seq;
+    copy.renumber(copy_seq, &q.keys);
     copy.state = MessageState::Visible;
     copy.deadline = 0;
     copy.serial = 0;
     copy.extra_mut().duplicate_copy = true;
-    let id = copy.id;
+    let id = copy.id(&q.keys);
     q.insert(copy, j);
     let name = q.name.clone();
     j.event(now, &name, || EventKind::DuplicateDelivered {
@@ -482,7 +489,7 @@ fn deliver(
     }
     m.received_at = now;
     m.visibility_changed = false;
-    let (id, count, serial) = (m.id, m.receive_count, m.serial);
+    let (id, count, serial) = (m.id(keys), m.receive_count, m.serial);
     let deadline = now + visibility_ms;
     q.set_in_flight(seq, deadline, j);
     if j.observe {

@@ -175,13 +175,15 @@ impl Engine {
                     .finish()
             }
             RecordKey::Content(uid, seq) => {
-                let m = self.queues.get(uid)?.messages.get(seq)?;
+                let q = self.queues.get(uid)?;
+                let m = q.messages.get(seq)?;
                 let mut o = Obj::new();
-                o.str("id", &format_uuid(m.id)).str("body", &m.body);
+                o.str("id", &format_uuid(m.id(&q.keys)))
+                    .str("body", &m.body);
                 if let Some(a) = &m.attributes {
                     o.raw("attributes", &codec::message_attributes_json(a));
                 }
-                if let Some(e) = &m.extra {
+                if let Some(e) = m.stored_extra() {
                     o.raw("extra", &codec::extra_json(e));
                 }
                 // Format 1 has both fields; they are always equal (see `Message::sent_at`).
@@ -378,7 +380,13 @@ impl Engine {
             None => {}
         }
         for (uid, r) in queues {
-            let mut q = Queue::new(uid, r.name.clone(), r.attrs, r.created_at);
+            let mut q = Queue::new(
+                uid,
+                r.name.clone(),
+                r.attrs,
+                r.created_at,
+                engine.keys.clone(),
+            );
             q.tags = r.tags;
             q.modified_at = r.modified_at;
             q.last_purge = r.last_purge;
@@ -410,9 +418,8 @@ impl Engine {
                     "message {uid:x}/{seq:x}: enqueue and send times differ"
                 )));
             }
-            let msg = Message {
+            let mut msg = Message {
                 seq,
-                id,
                 body_md5: Md5::digest(c.body.as_bytes()).into(),
                 body: c.body.into(),
                 attributes: c.attributes.map(Box::new),
@@ -427,6 +434,7 @@ impl Engine {
                 received_at: s.received_at,
                 visibility_changed: s.visibility_changed,
             };
+            msg.set_id(id, &engine.keys);
             q.insert(msg, &mut engine.journal);
         }
         let dedups = sorted_by(dedups, |(_, _, d)| (d.expires_at, 0));

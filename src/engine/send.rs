@@ -269,7 +269,6 @@ impl Engine {
         let delayed = v.delay_ms > 0;
         let msg = Message {
             seq,
-            id,
             body: v.body.into(),
             body_md5,
             attributes: v.attributes.map(|a| Box::new(a.clone())),

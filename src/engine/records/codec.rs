@@ -421,6 +421,7 @@ pub(super) fn read_extra(v: &Value) -> Result<MessageExtra, String> {
         group_id: f.opt_string("group_id")?,
         duplicate_copy: f.bool_or_false("duplicate_copy")?,
         system_attributes_md5: f.opt_string("system_attributes_md5")?,
+        id: None,
     })
 }
 
@@ -541,6 +542,7 @@ mod tests {
             group_id: Some("g".into()),
             duplicate_copy: true,
             system_attributes_md5: Some("abc".into()),
+            id: None,
         };
         for extra in [MessageExtra::default(), sparse, full] {
             let json = extra_json(&extra);
