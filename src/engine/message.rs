@@ -15,29 +15,30 @@ pub(crate) enum MessageState {
     InFlight,
 }
 
-/// Rarely-present fields, boxed so a plain message stays small.
+/// Rarely-present fields, boxed so a plain message stays small. `Box<str>` rather than `String`
+/// (16 bytes instead of 24 a field): every FIFO message has an extra.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct MessageExtra {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) trace_header: Option<String>,
+    pub(crate) trace_header: Option<Box<str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) deduplication_id: Option<String>,
+    pub(crate) deduplication_id: Option<Box<str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) dead_letter_source_arn: Option<String>,
+    pub(crate) dead_letter_source_arn: Option<Box<str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) sender_id: Option<String>,
+    pub(crate) sender_id: Option<Box<str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) group_id: Option<String>,
+    pub(crate) group_id: Option<Box<str>>,
     /// A realism-mode duplicate delivery copy (never duplicated again).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub(crate) duplicate_copy: bool,
     /// MD5OfMessageSystemAttributes as sent (the trace header travels as a system attribute).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) system_attributes_md5: Option<String>,
+    pub(crate) system_attributes_md5: Option<Box<str>>,
     /// A MessageId that is not the one derived from the message's sequence (see `Message::id`).
     /// Not part of the record's `extra`: the content record carries the id in its own field.
     #[serde(skip)]
-    pub(crate) id: Option<IdOverride>,
+    pub(crate) id: Option<Box<IdOverride>>,
 }
 
 /// The MessageId of the message with sequence `seq`, when that is not `IdKeys::message_id(seq)`:
@@ -47,7 +48,7 @@ pub(crate) struct MessageExtra {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct IdOverride {
     seq: u64,
-    // Two halves rather than a u128, which would give the whole extra 16-byte alignment.
+    // Two halves rather than a u128, which would need 16-byte alignment.
     hi: u64,
     lo: u64,
 }
@@ -122,7 +123,7 @@ impl Message {
     pub(crate) fn id(&self, keys: &IdKeys) -> u128 {
         match self
             .extra()
-            .and_then(|e| e.id)
+            .and_then(|e| e.id.as_deref())
             .filter(|o| o.seq == self.seq)
         {
             Some(o) => ((o.hi as u128) << 64) | o.lo as u128,
@@ -138,11 +139,11 @@ impl Message {
             }
             return;
         }
-        self.extra_mut().id = Some(IdOverride {
+        self.extra_mut().id = Some(Box::new(IdOverride {
             seq: self.seq,
             hi: (id >> 64) as u64,
             lo: id as u64,
-        });
+        }));
     }
 
     /// Move the message to sequence `seq`, keeping its MessageId (dead-letter moves, realism

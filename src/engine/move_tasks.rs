@@ -305,7 +305,7 @@ impl Engine {
                 .messages
                 .get(&seq)
                 .and_then(|m| m.extra())
-                .and_then(|e| e.dead_letter_source_arn.clone())
+                .and_then(|e| e.dead_letter_source_arn.as_deref().map(str::to_string))
                 .ok_or("AWS.SimpleQueueService.NonExistentQueue")?,
         };
         let dest = self
@@ -330,7 +330,7 @@ impl Engine {
         if let Some(e) = extra.as_deref_mut() {
             e.dead_letter_source_arn = None;
             if d.attrs.fifo && e.deduplication_id.is_none() {
-                e.deduplication_id = Some(format_uuid(new_id));
+                e.deduplication_id = Some(format_uuid(new_id).into());
             }
         }
         let group = d.intern_group(old.group_id());

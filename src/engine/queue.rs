@@ -17,10 +17,12 @@ use super::ids::{format_uuid, IdKeys};
 use super::journal::Journal;
 use super::message::{Message, MessageState};
 use crate::events::EventKind;
+pub(crate) use dedup::{DedupEntry, DedupTable};
 use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 pub(crate) use store::Messages;
 
+mod dedup;
 mod store;
 
 /// How many removed messages a queue remembers for `peek` (the "deleted" lane's tail).
@@ -48,16 +50,6 @@ struct Lane {
 pub(crate) struct FifoGroup {
     pub(crate) members: BTreeSet<u64>,
     ready_key: Option<u64>,
-}
-
-/// A FIFO deduplication entry: which message a deduplication id belongs to, until when.
-#[derive(Debug, Clone)]
-pub(crate) struct DedupEntry {
-    pub(crate) expires_at: u64,
-    pub(crate) message_id: u128,
-    pub(crate) seq: u64,
-    /// Record number (`d/<queue>/<n>`).
-    pub(crate) n: u64,
 }
 
 /// A cached FIFO receive, replayed for a retry with the same ReceiveRequestAttemptId. Persisted:
@@ -121,10 +113,7 @@ pub(crate) struct Queue {
     pub(crate) visible: usize,
     pub(crate) in_flight: usize,
     pub(crate) delayed: usize,
-    pub(crate) dedup: FxHashMap<String, DedupEntry>,
-    pub(crate) dedup_order: VecDeque<(u64, String)>,
-    /// Record number → deduplication key, so a dirty `d/<queue>/<n>` record is found directly.
-    pub(crate) dedup_keys: FxHashMap<u64, String>,
+    pub(crate) dedup: DedupTable,
     pub(crate) next_dedup: u64,
     pub(crate) attempts: FxHashMap<String, Attempt>,
     attempt_order: VecDeque<(u64, String)>,
@@ -153,7 +142,7 @@ impl Queue {
             last_purge: None,
             dedup_per_group,
             messages: Messages::default(),
-            keys,
+            keys: keys.clone(),
             timers: BTreeSet::new(),
             group_ids: FxHashMap::default(),
             group_names: vec!["".into()],
@@ -164,9 +153,7 @@ impl Queue {
             visible: 0,
             in_flight: 0,
             delayed: 0,
-            dedup: FxHashMap::default(),
-            dedup_order: VecDeque::new(),
-            dedup_keys: FxHashMap::default(),
+            dedup: DedupTable::new(keys.clone()),
             next_dedup: 0,
             attempts: FxHashMap::default(),
             attempt_order: VecDeque::new(),
@@ -576,39 +563,17 @@ impl Queue {
 
     /// Forget deduplication entries whose window has passed; returns their record numbers.
     pub(crate) fn forget_expired_dedup(&mut self, now: u64) -> Vec<u64> {
-        let mut gone = Vec::new();
-        while let Some((at, _)) = self.dedup_order.front() {
-            if *at > now {
-                break;
-            }
-            let Some((at, key)) = self.dedup_order.pop_front() else {
-                break;
-            };
-            if let Some(e) = self.dedup.get(&key) {
-                if e.expires_at == at {
-                    gone.push(e.n);
-                    self.dedup_keys.remove(&e.n);
-                    self.dedup.remove(&key);
-                }
-            }
-        }
-        gone
+        self.dedup.forget_expired(now)
     }
 
     /// Record a new deduplication entry under `key`.
     pub(crate) fn remember_dedup(&mut self, key: String, entry: DedupEntry) {
-        self.dedup_order.push_back((entry.expires_at, key.clone()));
-        self.dedup_keys.insert(entry.n, key.clone());
         self.dedup.insert(key, entry);
     }
 
     /// Forget every deduplication entry (purge); returns their record numbers.
     pub(crate) fn clear_dedup(&mut self) -> Vec<u64> {
-        let gone = self.dedup_keys.keys().copied().collect();
-        self.dedup.clear();
-        self.dedup_order.clear();
-        self.dedup_keys.clear();
-        gone
+        self.dedup.clear()
     }
 
     /// Cache a receive under its attempt id; returns the record number it replaces.

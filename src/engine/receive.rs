@@ -261,11 +261,11 @@ impl Engine {
         msg.deadline = 0;
         let fifo = dlq.fifo();
         let extra = msg.extra_mut();
-        extra.dead_letter_source_arn = Some(source_arn);
+        extra.dead_letter_source_arn = Some(source_arn.into());
         if fifo {
             // In a FIFO dead-letter queue the deduplication id becomes the message id, so that
             // independent messages are not deduplicated against each other there.
-            extra.deduplication_id = Some(message_id.clone());
+            extra.deduplication_id = Some(message_id.as_str().into());
         }
         let group_name = msg.group_id().map(str::to_string);
         msg.group = dlq.intern_group(group_name.as_deref());
@@ -394,7 +394,7 @@ impl Engine {
         let extra = m.extra();
         Some(match name {
             "SenderId" => extra
-                .and_then(|e| e.sender_id.clone())
+                .and_then(|e| e.sender_id.as_deref().map(str::to_string))
                 .unwrap_or_else(|| self.default_sender_id()),
             "SentTimestamp" => m.sent_at.to_string(),
             "ApproximateReceiveCount" => m.receive_count.to_string(),
@@ -405,10 +405,10 @@ impl Engine {
                 m.first_receive_at.to_string()
             }
             "SequenceNumber" if q.fifo() => sequence_number(m.seq),
-            "MessageDeduplicationId" if q.fifo() => extra?.deduplication_id.clone()?,
+            "MessageDeduplicationId" if q.fifo() => extra?.deduplication_id.as_deref()?.to_string(),
             "MessageGroupId" => m.group_id()?.to_string(),
-            "AWSTraceHeader" => extra?.trace_header.clone()?,
-            "DeadLetterQueueSourceArn" => extra?.dead_letter_source_arn.clone()?,
+            "AWSTraceHeader" => extra?.trace_header.as_deref()?.to_string(),
+            "DeadLetterQueueSourceArn" => extra?.dead_letter_source_arn.as_deref()?.to_string(),
             _ => return None,
         })
     }

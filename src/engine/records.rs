@@ -205,8 +205,7 @@ impl Engine {
             }
             RecordKey::Dedup(uid, n) => {
                 let q = self.queues.get(uid)?;
-                let key = q.dedup_keys.get(n)?;
-                let e = q.dedup.get(key)?;
+                let (key, e) = q.dedup.by_record(*n)?;
                 Obj::new()
                     .str("key", key)
                     .u64("expires_at", e.expires_at)

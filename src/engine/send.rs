@@ -259,11 +259,11 @@ impl Engine {
         }
         let group = q.intern_group(v.group);
         let extra = MessageExtra {
-            trace_header,
-            deduplication_id: v.dedup_id.clone(),
-            sender_id,
-            group_id: v.group.map(str::to_string),
-            system_attributes_md5: system_attributes_md5.clone(),
+            trace_header: trace_header.map(Into::into),
+            deduplication_id: v.dedup_id.as_deref().map(Into::into),
+            sender_id: sender_id.map(Into::into),
+            group_id: v.group.map(Into::into),
+            system_attributes_md5: system_attributes_md5.as_deref().map(Into::into),
             ..Default::default()
         };
         let delayed = v.delay_ms > 0;
