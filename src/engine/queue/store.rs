@@ -13,12 +13,17 @@
 //! `(sent_at, seq)` index.
 
 use super::super::message::Message;
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// Messages per run. Small enough that inserting into or removing from the middle of a run
 /// moves at most `RUN / 2` messages; large enough that the B-tree over runs costs ~2 bytes a
 /// message.
 const RUN: usize = 32;
+
+/// A new run's capacity; it doubles up to `RUN`. A queue that a consumer keeps nearly empty
+/// then allocates small blocks (fast for the allocator) rather than a whole run per message.
+const FIRST: usize = 4;
 
 /// Messages in sequence order, in runs keyed by a sequence no greater than any of theirs and
 /// greater than every sequence of the run before. No run is empty.
@@ -29,15 +34,45 @@ struct Runs {
 }
 
 impl Runs {
+    /// Which run could hold `seq`. Sends touch the newest run and receives mostly the oldest,
+    /// so those two are tried before a search.
+    fn locate(&self, seq: u64) -> Option<Where> {
+        let (&last, _) = self.runs.last_key_value()?;
+        if last <= seq {
+            return Some(Where::Last);
+        }
+        let (&first, run) = self.runs.first_key_value()?;
+        if seq < first {
+            return None;
+        }
+        if run.back().is_some_and(|m| m.seq >= seq) {
+            return Some(Where::First);
+        }
+        Some(Where::Search)
+    }
+
     fn get(&self, seq: u64) -> Option<&Message> {
-        let (_, run) = self.runs.range(..=seq).next_back()?;
-        let i = run.binary_search_by_key(&seq, |m| m.seq).ok()?;
-        run.get(i)
+        // `locate`, without looking up the run it names a second time.
+        let (&last, newest) = self.runs.last_key_value()?;
+        let run = if last <= seq {
+            newest
+        } else {
+            match self.runs.first_key_value()? {
+                (&first, _) if seq < first => return None,
+                (_, oldest) if oldest.back().is_some_and(|m| m.seq >= seq) => oldest,
+                _ => self.runs.range(..=seq).next_back()?.1,
+            }
+        };
+        run.get(position(run, seq)?)
     }
 
     fn get_mut(&mut self, seq: u64) -> Option<&mut Message> {
-        let (_, run) = self.runs.range_mut(..=seq).next_back()?;
-        let i = run.binary_search_by_key(&seq, |m| m.seq).ok()?;
+        let run = match self.locate(seq)? {
+            Where::Last => self.runs.last_entry()?.into_mut(),
+            Where::First => self.runs.first_entry()?.into_mut(),
+            Where::Search => self.runs.range_mut(..=seq).next_back()?.1,
+        };
+        let i = position(run, seq)?;
         run.get_mut(i)
     }
 
@@ -58,9 +93,7 @@ impl Runs {
             let run = match self.runs.first_entry() {
                 Some(first) if first.get().len() < RUN => {
                     let mut run = first.remove();
-                    if run.len() == run.capacity() {
-                        run.reserve_exact(RUN - run.len());
-                    }
+                    grow(&mut run);
                     run.push_front(msg);
                     run
                 }
@@ -75,9 +108,7 @@ impl Runs {
             self.runs.insert(seq, new_run(msg));
             return;
         }
-        if run.len() == run.capacity() && run.len() < RUN {
-            run.reserve_exact(RUN - run.len());
-        }
+        grow(run);
         run.insert(i, msg);
         if run.len() > RUN {
             let mut tail = run.split_off(run.len() / 2);
@@ -90,14 +121,30 @@ impl Runs {
     }
 
     fn remove(&mut self, seq: u64) -> Option<Message> {
-        let last_key = self.runs.last_key_value().map(|(k, _)| *k);
-        let (&key, run) = self.runs.range_mut(..=seq).next_back()?;
-        let i = run.binary_search_by_key(&seq, |m| m.seq).ok()?;
+        let place = self.locate(seq)?;
+        let newest = match place {
+            Where::Last => true,
+            Where::First => self.runs.len() == 1,
+            Where::Search => false,
+        };
+        let mut entry = match place {
+            Where::Last => self.runs.last_entry()?,
+            Where::First => self.runs.first_entry()?,
+            Where::Search => {
+                let key = *self.runs.range(..=seq).next_back()?.0;
+                match self.runs.entry(key) {
+                    Entry::Occupied(e) => e,
+                    Entry::Vacant(_) => return None,
+                }
+            }
+        };
+        let run = entry.get_mut();
+        let i = position(run, seq)?;
         let msg = run.remove(i)?;
         self.len -= 1;
         if run.is_empty() {
-            self.runs.remove(&key);
-        } else if Some(key) != last_key && run.len() * 4 <= run.capacity() {
+            entry.remove();
+        } else if !newest && run.len() * 4 <= run.capacity() {
             // A run left mostly empty by out-of-order deletes gives its memory back; the newest
             // run keeps its capacity for the next sends.
             run.shrink_to_fit();
@@ -110,8 +157,35 @@ impl Runs {
     }
 }
 
+/// Where `seq` is in a run. Sequences in a run are usually consecutive (one queue taking every
+/// sequence), so the offset from the first is tried before a binary search.
+fn position(run: &VecDeque<Message>, seq: u64) -> Option<usize> {
+    let offset = seq.checked_sub(run.front()?.seq)?;
+    if let Ok(guess) = usize::try_from(offset) {
+        if run.get(guess).is_some_and(|m| m.seq == seq) {
+            return Some(guess);
+        }
+    }
+    run.binary_search_by_key(&seq, |m| m.seq).ok()
+}
+
+#[derive(Clone, Copy)]
+enum Where {
+    Last,
+    First,
+    Search,
+}
+
+/// Make room for one more message in a run that is not full.
+fn grow(run: &mut VecDeque<Message>) {
+    if run.len() == run.capacity() && run.len() < RUN {
+        let target = (run.capacity() * 2).clamp(FIRST, RUN);
+        run.reserve_exact(target - run.len());
+    }
+}
+
 fn new_run(msg: Message) -> VecDeque<Message> {
-    let mut run = VecDeque::with_capacity(RUN);
+    let mut run = VecDeque::with_capacity(FIRST);
     run.push_back(msg);
     run
 }
@@ -147,11 +221,15 @@ impl Messages {
     /// Add a message, replacing one with the same sequence.
     pub(crate) fn insert(&mut self, msg: Message) {
         let seq = msg.seq;
-        self.remove(&seq);
-        let in_order = self
-            .ordered
-            .last()
-            .is_none_or(|last| seq > last.seq && msg.sent_at >= last.sent_at);
+        let newest = self.ordered.last().is_none_or(|last| seq > last.seq);
+        if !newest || self.others.len > 0 {
+            self.remove(&seq);
+        }
+        let in_order = newest
+            && self
+                .ordered
+                .last()
+                .is_none_or(|last| msg.sent_at >= last.sent_at);
         if in_order {
             self.ordered.insert(msg);
         } else {
