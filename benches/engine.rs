@@ -1,7 +1,7 @@
 //! Native engine benchmarks (criterion). Results and the exact command: BENCHMARKS.md.
 //!
-//! The engine has no public typed request path: `Engine::dispatch` and `Service::dispatch` both
-//! take `serde_json::Value` parameters, so every figure here includes building and parsing JSON.
+//! Three paths through the same engine: `dispatch` (`serde_json::Value` in and out), the typed
+//! message actions (`Service::send_message_batch`, …), and `dispatch_json` (JSON text in and out).
 //! Setup (filling queues) is outside the timed loops; short measurement times keep a full
 //! `cargo bench` run to a few minutes on a 2-core machine.
 
@@ -10,6 +10,10 @@ use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::time::Duration;
+use wasq::engine::requests::{
+    ReceiptBatchRequest, ReceiptRequest, ReceiveMessageRequest, SendMessageBatchRequest,
+    SendMessageRequest,
+};
 use wasq::{CallContext, Engine, EngineConfig, Service};
 
 const NOW: u64 = 1_700_000_000_000;
@@ -115,6 +119,129 @@ fn batch_cycle<D: Dispatch>(d: &mut D, send: &Value, receive: &Value) {
     d.drain();
 }
 
+/// Batch entry ids of the typed and JSON-text cycles (no `format!` in the timed loop).
+const ENTRY_IDS: [&str; 10] = ["d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9"];
+
+fn typed_send_batch() -> SendMessageBatchRequest {
+    SendMessageBatchRequest {
+        queue_url: Some(STD_URL.into()),
+        entries: Some(
+            (0..10)
+                .map(|i| SendMessageRequest {
+                    id: Some(format!("e{i}")),
+                    message_body: Some(format!("message body {i}")),
+                    ..Default::default()
+                })
+                .collect(),
+        ),
+    }
+}
+
+fn typed_receive(max: i64) -> ReceiveMessageRequest {
+    ReceiveMessageRequest {
+        queue_url: Some(STD_URL.into()),
+        max_number_of_messages: Some(max),
+        ..Default::default()
+    }
+}
+
+/// The batched cycle through the typed actions; the request is cloned as a caller builds one.
+fn typed_batch_cycle(svc: &mut Service, send: &SendMessageBatchRequest) {
+    let ctx = CallContext::default();
+    let sent = svc.send_message_batch(NOW, &ctx, send.clone());
+    assert_eq!(sent.map(|s| s.successful.len()).ok(), Some(10));
+    let out = svc
+        .receive_message(NOW, &ctx, typed_receive(10))
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    let entries: Vec<ReceiptRequest> = out
+        .messages
+        .into_iter()
+        .enumerate()
+        .map(|(i, m)| ReceiptRequest {
+            id: Some(ENTRY_IDS.get(i).copied().unwrap_or("dx").to_string()),
+            receipt_handle: Some(m.receipt_handle),
+            ..Default::default()
+        })
+        .collect();
+    assert_eq!(entries.len(), 10, "batched cycle must move 10 messages");
+    let deleted = svc.delete_message_batch(
+        NOW,
+        &ctx,
+        ReceiptBatchRequest {
+            queue_url: Some(STD_URL.into()),
+            entries: Some(entries),
+        },
+    );
+    assert_eq!(deleted.map(|d| d.successful.len()).ok(), Some(10));
+    svc.drain();
+}
+
+fn typed_single_cycle(svc: &mut Service) {
+    let ctx = CallContext::default();
+    let send = SendMessageRequest {
+        queue_url: Some(STD_URL.into()),
+        message_body: Some("message body 0".into()),
+        ..Default::default()
+    };
+    svc.send_message(NOW, &ctx, send)
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    let out = svc
+        .receive_message(NOW, &ctx, typed_receive(1))
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    for m in out.messages {
+        let del = ReceiptRequest {
+            queue_url: Some(STD_URL.into()),
+            receipt_handle: Some(m.receipt_handle),
+            ..Default::default()
+        };
+        svc.delete_message(NOW, &ctx, del)
+            .unwrap_or_else(|e| panic!("{e:?}"));
+    }
+    svc.drain();
+}
+
+/// The receipt handles in a ReceiveMessage response's text (what a host's JSON.parse would
+/// find; handles contain no characters JSON escapes).
+fn text_handles(out: &str) -> Vec<&str> {
+    const KEY: &str = "\"ReceiptHandle\":\"";
+    out.match_indices(KEY)
+        .filter_map(|(i, _)| {
+            let rest = out.get(i + KEY.len()..)?;
+            rest.find('"').and_then(|end| rest.get(..end))
+        })
+        .collect()
+}
+
+/// The batched cycle through `dispatch_json`: JSON text in and out, as a JS host calls it.
+fn json_batch_cycle(svc: &mut Service, send: &str, receive: &str) {
+    let ctx = CallContext::default();
+    let call = |svc: &mut Service, action: &str, text: &str| {
+        svc.dispatch_json(NOW, &ctx, action, text)
+            .unwrap_or_else(|e| panic!("{action}: {e:?}"))
+    };
+    black_box(call(svc, "SendMessageBatch", send));
+    let out = call(svc, "ReceiveMessage", receive);
+    let mut delete = String::with_capacity(1024);
+    delete.push_str("{\"QueueUrl\":\"");
+    delete.push_str(STD_URL);
+    delete.push_str("\",\"Entries\":[");
+    let hs = text_handles(&out);
+    assert_eq!(hs.len(), 10, "batched cycle must move 10 messages");
+    for (i, h) in hs.iter().enumerate() {
+        if i > 0 {
+            delete.push(',');
+        }
+        delete.push_str("{\"Id\":\"");
+        delete.push_str(ENTRY_IDS.get(i).copied().unwrap_or("dx"));
+        delete.push_str("\",\"ReceiptHandle\":\"");
+        delete.push_str(h);
+        delete.push_str("\"}");
+    }
+    delete.push_str("]}");
+    black_box(call(svc, "DeleteMessageBatch", &delete));
+    svc.drain();
+}
+
 fn cycles(c: &mut Criterion) {
     let single_send = json!({"QueueUrl": STD_URL, "MessageBody": "message body 0"});
     let single_receive = json!({"QueueUrl": STD_URL, "MaxNumberOfMessages": 1});
@@ -143,6 +270,18 @@ fn cycles(c: &mut Criterion) {
         });
         g.bench_function("batch10/Engine::dispatch", |b| {
             b.iter(|| batch_cycle(&mut eng, &batch_send, &batch_receive))
+        });
+        let typed_send = typed_send_batch();
+        g.bench_function("batch10/Service typed", |b| {
+            b.iter(|| typed_batch_cycle(&mut svc, &typed_send))
+        });
+        let (send_text, receive_text) = (batch_send.to_string(), batch_receive.to_string());
+        g.bench_function("batch10/Service::dispatch_json", |b| {
+            b.iter(|| json_batch_cycle(&mut svc, &send_text, &receive_text))
+        });
+        g.throughput(Throughput::Elements(1));
+        g.bench_function("single/Service typed", |b| {
+            b.iter(|| typed_single_cycle(&mut svc))
         });
         g.finish();
     }

@@ -214,6 +214,11 @@ export class Engine {
   tick(): void;
   /** Epoch ms of the next time-driven change, if any. */
   nextDeadline(): number | undefined;
+  /**
+   * State transitions. The engine collects them only while at least one "event" listener is
+   * subscribed (calls nobody watches skip that work): a listener sees the calls made after it
+   * subscribed, never earlier ones.
+   */
   on(name: "event", listener: (event: EngineEvent) => void): this;
   on(name: "error", listener: (error: unknown) => void): this;
   off(name: "event" | "error", listener: (...args: any[]) => void): this;

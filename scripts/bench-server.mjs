@@ -9,9 +9,32 @@
 
 import autocannon from "autocannon";
 import { writeFileSync } from "node:fs";
-import { Agent, request as httpRequest } from "node:http";
+import { Agent, createServer, request as httpRequest } from "node:http";
 
 const args = process.argv.slice(2);
+
+// `--ceiling PORT`: instead of measuring, be the reference server. It reads each request's body
+// and answers 200 with a fixed body and headers of the size wasq sends for SendMessage (106-byte
+// JSON, request id, content type), doing nothing else: what node:http itself costs on this
+// machine, i.e. the most any Node server can answer here with the load generator on the same cores.
+if (args[0] === "--ceiling") {
+  const body = Buffer.from(JSON.stringify({ MD5OfMessageBody: "0".repeat(32), MessageId: "0".repeat(36) }));
+  const answer = {
+    "x-amzn-requestid": "00000000-0000-4000-8000-000000000000",
+    "content-type": "application/x-amz-json-1.0",
+    "content-length": String(body.length),
+  };
+  const server = createServer((req, res) => {
+    req.on("data", () => {});
+    req.on("end", () => {
+      res.writeHead(200, answer);
+      res.end(body);
+    });
+  });
+  server.keepAliveTimeout = 25_000; // as wasq serve's, so the responses are byte for byte alike in size
+  server.listen(Number(args[1]), "127.0.0.1");
+  await new Promise(() => {});
+}
 const opt = (name, fallback) => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 ? args.splice(i, 2)[1] : fallback;
@@ -47,7 +70,9 @@ async function call(base, action, params) {
 }
 
 let queueCounter = 0;
+const ceilingUrl = targets.find((t) => t.label.includes("ceiling"))?.url;
 async function freshQueue(base, workload) {
+  if (base === ceilingUrl) return `${base}/000000000000/ceiling`;
   const name = `bench-${workload}-${process.pid}-${++queueCounter}`;
   return (await call(base, "CreateQueue", { QueueName: name, Attributes: { VisibilityTimeout: "300" } })).QueueUrl;
 }
@@ -160,9 +185,12 @@ const workloads = [
   { name: "cycle", title: "batched send → receive → delete (10/batch)", build: cycleRequests, perReq: 1 / 3 },
 ].filter((w) => !only || w.name === only);
 
+// The ceiling answers every request alike, so it is a reference for the single-request workload only.
+const targetsFor = (w) => targets.filter((t) => w.name === "send" || !t.label.includes("ceiling"));
+
 const results = {};
 for (const w of workloads) {
-  for (const t of targets) {
+  for (const t of targetsFor(w)) {
     // Warm-up: JIT, connection setup, the queue's first allocations.
     await t.tool(t.url, w.build(await freshQueue(t.url, w.name)), 1);
     const samples = [];
@@ -199,7 +227,7 @@ for (const w of workloads) {
       : "| server | requests/s | p50 ms | p99 ms | non-2xx | × moto |",
   );
   lines.push(w.name === "cycle" ? "|---|---:|---:|---:|---:|---:|---:|---:|" : "|---|---:|---:|---:|---:|---:|");
-  for (const t of targets) {
+  for (const t of targetsFor(w)) {
     const r = results[`${w.name}/${t.label}`];
     const base = motoFor(t) ? results[`${w.name}/${motoFor(t)}`]?.rps : undefined;
     const ratio = base ? (r.rps / base).toFixed(1) + "×" : "—";

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Server benchmarks: autocannon against `wasq serve` (--memory, and --data with and without
-# fsync), and a node:http closed loop against both wasq serve and moto's server (autocannon does
-# not reconnect when moto closes a connection), in one run, on loopback. Prints a markdown table (medians,
-# ratios to moto) for BENCHMARKS.md; raw samples go to target/bench-server.json.
+# Server benchmarks, in one run, on loopback: autocannon against `wasq serve` (--memory, and
+# --data with and without fsync) and against a bare node:http server that answers a fixed body of
+# the same size (the ceiling: what Node and the load generator can do at all on these cores); and
+# a node:http closed loop against both wasq serve and moto's server (autocannon does not reconnect
+# when moto closes a connection). Prints a markdown table (medians, ratios to moto) for
+# BENCHMARKS.md; raw samples go to target/bench-server.json.
 #   scripts/bench-server.sh [--duration S] [--runs N] [--connections C] [--only send|cycle]
 # Needs `make pkg` and `npm ci`; installs moto[server] into .venv if missing.
 set -euo pipefail
@@ -53,6 +55,11 @@ start_wasq --data "$data/fsync"
 file=$started
 start_wasq --data "$data/nofsync" --no-fsync
 nofsync=$started
+ceiling_port=$(free_port)
+node scripts/bench-server.mjs --ceiling "$ceiling_port" &
+pids+=($!)
+ceiling="http://127.0.0.1:$ceiling_port"
+wait_http "$ceiling/"
 moto_port=$(free_port)
 .venv/bin/moto_server -H 127.0.0.1 -p "$moto_port" >/dev/null 2>&1 &
 pids+=($!)
@@ -60,8 +67,10 @@ moto="http://127.0.0.1:$moto_port"
 wait_http "$moto/moto-api/"
 
 mkdir -p target
-echo "bench-server: load average $(cut -d' ' -f1-3 /proc/loadavg) before the run" >&2
+echo "bench-server: $(uptime) (before the run)" >&2
 echo "node $(node --version), moto $(.venv/bin/python -c 'import moto; print(moto.__version__)'), $(nproc) cores, $(uname -sr)" >&2
 node scripts/bench-server.mjs --json target/bench-server.json "$@" \
   "wasq --memory=$mem" "wasq --data=$file" "wasq --data --no-fsync=$nofsync" \
-  "wasq --memory (http loop)=$mem" "moto_server (http loop)=$moto"
+  "wasq --memory (http loop)=$mem" "moto_server (http loop)=$moto" \
+  "node:http ceiling=$ceiling"
+echo "bench-server: $(uptime) (after the run)" >&2

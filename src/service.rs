@@ -6,6 +6,14 @@
 
 use crate::changes::Changes;
 use crate::context::CallContext;
+use crate::engine::requests::{
+    ReceiptBatchRequest, ReceiptRequest, ReceiveMessageRequest, SendMessageBatchRequest,
+    SendMessageRequest,
+};
+use crate::engine::responses::{
+    ChangeMessageVisibilityBatchResponse, DeleteMessageBatchResponse, EmptyResponse,
+    ReceiveMessageResponse, SendMessageBatchResponse, SendMessageResponse,
+};
 use crate::engine::{Engine, EngineConfig, RestoreError};
 use crate::error::SqsError;
 use crate::events::Event;
@@ -97,6 +105,112 @@ impl Service {
     ) -> Result<serde_json::Value, SqsError> {
         let region = self.region_of(ctx).to_string();
         self.engine_mut(&region).dispatch(now, ctx, action, params)
+    }
+
+    /// `dispatch` with JSON text in and out, without a `serde_json::Value` on the way for the
+    /// message actions: byte for byte what `dispatch(now, ctx, action,
+    /// engine::read_json_params(params_json)?)` and `to_string()` give (see
+    /// [`Engine::dispatch_json`]).
+    pub fn dispatch_json(
+        &mut self,
+        now: u64,
+        ctx: &CallContext,
+        action: &str,
+        params_json: &str,
+    ) -> Result<String, SqsError> {
+        self.engine_of(ctx)
+            .dispatch_json(now, ctx, action, params_json)
+    }
+
+    /// `dispatch_json` with the host's own reading of text the fast path does not take (see
+    /// [`Engine::dispatch_json_with`]).
+    pub fn dispatch_json_with(
+        &mut self,
+        now: u64,
+        ctx: &CallContext,
+        action: &str,
+        params_json: &str,
+        read: impl FnOnce(&str) -> Result<serde_json::Value, SqsError>,
+    ) -> Result<String, SqsError> {
+        self.engine_of(ctx)
+            .dispatch_json_with(now, ctx, action, params_json, read)
+    }
+
+    /// SendMessage in the call's region.
+    pub fn send_message(
+        &mut self,
+        now: u64,
+        ctx: &CallContext,
+        req: SendMessageRequest,
+    ) -> Result<SendMessageResponse, SqsError> {
+        self.engine_of(ctx).send_message(now, ctx, req)
+    }
+
+    /// SendMessageBatch in the call's region.
+    pub fn send_message_batch(
+        &mut self,
+        now: u64,
+        ctx: &CallContext,
+        req: SendMessageBatchRequest,
+    ) -> Result<SendMessageBatchResponse, SqsError> {
+        self.engine_of(ctx).send_message_batch(now, ctx, req)
+    }
+
+    /// ReceiveMessage in the call's region.
+    pub fn receive_message(
+        &mut self,
+        now: u64,
+        ctx: &CallContext,
+        req: ReceiveMessageRequest,
+    ) -> Result<ReceiveMessageResponse, SqsError> {
+        self.engine_of(ctx).receive_message(now, req)
+    }
+
+    /// DeleteMessage in the call's region.
+    pub fn delete_message(
+        &mut self,
+        now: u64,
+        ctx: &CallContext,
+        req: ReceiptRequest,
+    ) -> Result<EmptyResponse, SqsError> {
+        self.engine_of(ctx).delete_message(now, req)
+    }
+
+    /// DeleteMessageBatch in the call's region.
+    pub fn delete_message_batch(
+        &mut self,
+        now: u64,
+        ctx: &CallContext,
+        req: ReceiptBatchRequest,
+    ) -> Result<DeleteMessageBatchResponse, SqsError> {
+        self.engine_of(ctx).delete_message_batch(now, req)
+    }
+
+    /// ChangeMessageVisibility in the call's region.
+    pub fn change_message_visibility(
+        &mut self,
+        now: u64,
+        ctx: &CallContext,
+        req: ReceiptRequest,
+    ) -> Result<EmptyResponse, SqsError> {
+        self.engine_of(ctx).change_message_visibility(now, req)
+    }
+
+    /// ChangeMessageVisibilityBatch in the call's region.
+    pub fn change_message_visibility_batch(
+        &mut self,
+        now: u64,
+        ctx: &CallContext,
+        req: ReceiptBatchRequest,
+    ) -> Result<ChangeMessageVisibilityBatchResponse, SqsError> {
+        self.engine_of(ctx)
+            .change_message_visibility_batch(now, req)
+    }
+
+    /// The engine of the call's region.
+    fn engine_of(&mut self, ctx: &CallContext) -> &mut Engine {
+        let region = self.region_of(ctx).to_string();
+        self.engine_mut(&region)
     }
 
     /// The engine of a region, creating it if this is the region's first use.

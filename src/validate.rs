@@ -38,6 +38,13 @@ fn is_allowed_char(c: char) -> bool {
 
 /// First char outside #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF].
 pub fn first_invalid_char(s: &str) -> Option<char> {
+    // ASCII from space up, tab, LF and CR are all allowed: a byte test settles most bodies
+    // without decoding characters.
+    if s.bytes()
+        .all(|b| (0x20..0x80).contains(&b) || matches!(b, b'\t' | b'\n' | b'\r'))
+    {
+        return None;
+    }
     s.chars().find(|&c| !is_allowed_char(c))
 }
 

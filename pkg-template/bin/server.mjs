@@ -1,4 +1,5 @@
-// The HTTP host behind `wasq serve`: node:http in front of the package's own SDK request handler.
+// The HTTP host behind `wasq serve`: node:http in front of the same request path as the package's
+// SDK and fetch handlers (src/http.js), fed node:http's raw header list as it is.
 //
 // Everything SQS (both protocols, SigV4, errors, long polling, request ids, queue URLs from the
 // Host header) happens in the Rust protocol layer and the Engine wrapper; this file only moves
@@ -6,15 +7,19 @@
 // health) and shuts down in an order that leaves storage consistent.
 
 import { createServer } from "node:http";
-import { createRequestHandler } from "../entry/node.js";
+import { protocolOptions, flatLookup, serve } from "../src/http.js";
 import { serveFile } from "./static.mjs";
 
 /**
- * The protocol layer's default limit, passed explicitly so that the host stops reading at the
- * same size the protocol refuses. SQS's largest payload is a 1 MiB batch, and JSON escaping
- * or form encoding can grow it several times over.
+ * The protocol layer's default limit (ProtocolOptions::default), at which the host stops reading
+ * so that the protocol sees a body over it and refuses it. It is not passed on: without options
+ * the layer reads no properties per request. (tests/clients/server.test.mjs sends a body over it
+ * and expects the protocol's 413, so the two cannot drift apart unnoticed.) SQS's largest payload
+ * is a 1 MiB batch, and JSON escaping or form encoding can grow it several times over.
  */
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+const EMPTY = Buffer.alloc(0);
 
 /** How long the rest of a refused oversized body is drained before the connection is cut. */
 const DRAIN_MS = 10_000;
@@ -35,8 +40,8 @@ function isQueryAction(query) {
  * Read the body, holding at most `limit + 1` bytes: enough for the protocol layer to see that
  * the limit was passed. A declared Content-Length over the limit is refused before reading.
  */
-function readBody(req, limit) {
-  const declared = Number(req.headers["content-length"]);
+function readBody(req, limit, contentLength) {
+  const declared = Number(contentLength);
   if (Number.isFinite(declared) && declared > limit) {
     return Promise.resolve({ body: Buffer.alloc(limit + 1), tooLarge: true });
   }
@@ -101,26 +106,30 @@ function plain(res, status, text, extra = {}) {
  */
 export async function startServer(options) {
   const { engine, host, port, credentials, www = null, pkgRoot, storageKind = "memory", log } = options;
-  const handler = createRequestHandler(engine, { credentials, maxBodyBytes: MAX_BODY_BYTES });
-  const inflight = new Set(); // AbortControllers of SQS requests not yet answered
+  const opts = protocolOptions({ credentials });
+  const inflight = new Set(); // AbortControllers of long polls not yet answered
   let closing = null;
 
   async function sqs(req, res, path, query) {
-    const controller = new AbortController();
-    inflight.add(controller);
+    let controller = null;
     // A client that hangs up ends its long poll instead of leaving a waiter behind.
     const onClose = () => {
       if (!res.writableFinished) controller.abort(new Error("client closed the connection"));
     };
-    res.on("close", onClose);
-    let body = Buffer.alloc(0);
+    // Made only when a long poll begins: nothing else waits, so nothing else needs ending.
+    const abort = () => {
+      controller = new AbortController();
+      inflight.add(controller);
+      res.on("close", onClose);
+      if (closing) controller.abort(new ShutdownError());
+      return controller.signal;
+    };
+    let body = EMPTY;
     try {
-      const read = await readBody(req, MAX_BODY_BYTES);
+      const header = flatLookup(req.rawHeaders);
+      const read = await readBody(req, MAX_BODY_BYTES, header("content-length"));
       body = read.body;
-      const { response } = await handler.handle(
-        { method: req.method, path, query, headers: req.headers, body },
-        { abortSignal: controller.signal },
-      );
+      const response = await serve(engine, { method: req.method, path, query, flat: req.rawHeaders, header, body }, opts, abort);
       if (read.tooLarge) {
         // The rest of the body is read and dropped rather than the socket closed under a client
         // still writing (it would see a reset instead of this answer); a client that keeps
@@ -135,14 +144,18 @@ export async function startServer(options) {
         });
       }
       if (log) res.wasqAction = actionOf(req, query, body);
-      response.headers["content-length"] = String(response.body.byteLength);
-      res.writeHead(response.statusCode, response.headers);
+      // Names and values alternating: node:http takes that list as it is, and the packed head is
+      // one split away from it.
+      const headers = response.head === undefined ? response.headers.flat() : response.head.split("\0");
+      headers.push("content-length", String(response.body.byteLength));
+      res.writeHead(response.status, headers);
       res.end(response.body);
     } catch (err) {
       if (log) res.wasqAction = `${actionOf(req, query, body)} (${err?.name ?? "error"})`;
-      if (controller.signal.aborted && !(controller.signal.reason instanceof ShutdownError)) {
+      const reason = controller?.signal.reason;
+      if (controller?.signal.aborted && !(reason instanceof ShutdownError)) {
         res.destroy(); // the client is gone; nobody to answer
-      } else if (controller.signal.reason instanceof ShutdownError || err?.name === "EngineClosedError") {
+      } else if (reason instanceof ShutdownError || err?.name === "EngineClosedError") {
         if (!res.headersSent) plain(res, 503, "wasq serve is shutting down\n", { connection: "close" });
       } else {
         process.stderr.write(`wasq serve: ${req.method} ${path}: ${err?.stack ?? err}\n`);
@@ -150,8 +163,10 @@ export async function startServer(options) {
         else res.destroy();
       }
     } finally {
-      inflight.delete(controller);
-      res.off("close", onClose);
+      if (controller) {
+        inflight.delete(controller);
+        res.off("close", onClose);
+      }
     }
   }
 

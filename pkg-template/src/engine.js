@@ -8,6 +8,7 @@
 import { wasm } from "./bindings.js";
 import { SystemClock } from "./clock.js";
 import { MemoryStorage } from "./storage/memory.js";
+import { COMMIT_PACKED, LOAD_PACKED, packRecords, unpackBatch } from "./storage/batch.js";
 import { Waiters } from "./waiters.js";
 
 // Entry points for the HTTP handlers (same package, not public API): symbols keep them off the
@@ -53,6 +54,7 @@ const MAX_TIMER_DELAY = 2 ** 31 - 1;
 const REALISM_KNOBS = ["duplicateDelivery", "reorder", "shortPollSampling", "throttling", "latency"];
 const THROTTLING_KNOBS = ["fifoPerAction", "highThroughputPerPartition", "highThroughputPartitions", "standardPerAction"];
 const U64 = (1n << 64n) - 1n;
+const MEMORY = MemoryStorage.prototype;
 
 function closedError() {
   const err = new Error("the engine is closed");
@@ -71,6 +73,9 @@ export class Engine {
   #timerAt = undefined;
   #waiters = new Waiters();
   #listeners = new Map();
+  // Whether the core collects events: only while someone listens, so that calls nobody watches
+  // skip formatting events.
+  #eventFeed = false;
   #closed = false;
   // Realism settings live in the core, which forgets them when it is rebuilt; kept here to re-apply.
   #realism = null;
@@ -108,7 +113,7 @@ export class Engine {
     this.#storage = storage;
     this.#timers = timers !== false;
     this.#coreOptions = { seed, region, accountId, defaultHost, standardInflightLimit, fifoInflightLimit };
-    this.#core = new (wasm().WasqCore)(this.#coreOptions, Array.from(storage.loadAll()));
+    this.#core = this.#newCore();
     // A rebuild after a failed commit must mint the same ids as the lost core would have.
     this.#coreOptions.seed = this.#core.seed;
     // Latency draws get their own stream of the seed, so turning latency on changes no id.
@@ -229,16 +234,22 @@ export class Engine {
     return this.#core.nextDeadline();
   }
 
-  /** Subscribe to `"event"` (state transitions) or `"error"` (failures of timer-driven ticks). */
+  /**
+   * Subscribe to `"event"` (state transitions) or `"error"` (failures of timer-driven ticks).
+   * Events are collected only while an `"event"` listener is subscribed: a listener sees the
+   * transitions of the calls made after it was added.
+   */
   on(name, listener) {
     if (typeof listener !== "function") throw new TypeError("listener must be a function");
     if (!this.#listeners.has(name)) this.#listeners.set(name, new Set());
     this.#listeners.get(name).add(listener);
+    this.#followListeners();
     return this;
   }
 
   off(name, listener) {
     this.#listeners.get(name)?.delete(listener);
+    this.#followListeners();
     return this;
   }
 
@@ -308,6 +319,22 @@ export class Engine {
     if (this.#closed) throw closedError();
   }
 
+  /** A core over everything the storage holds, its event feed set as the listeners need. */
+  #newCore() {
+    const storage = this.#storage;
+    const records = storage.loadAll === MEMORY.loadAll ? storage[LOAD_PACKED]() : packRecords(storage.loadAll());
+    const core = new (wasm().WasqCore)(this.#coreOptions, records);
+    core.setEventFeed(this.#eventFeed);
+    return core;
+  }
+
+  #followListeners() {
+    const on = this.#listeners.get("event")?.size > 0;
+    if (on === this.#eventFeed || this.#closed) return;
+    this.#eventFeed = on;
+    this.#core.setEventFeed(on);
+  }
+
   #run(call) {
     this.#assertOpen();
     const now = this.#clock.now();
@@ -319,13 +346,13 @@ export class Engine {
       failure = { err };
     }
     // Due work applied by the call (or by the receivable checks) is persisted in the same commit.
-    const ready = this.#waiters.ready(now, (url, ctx) => this.#core.receivable(now, url, ctx));
+    const ready = this.#waiters.size === 0 ? null : this.#waiters.ready(now, (url, ctx) => this.#core.receivable(now, url, ctx));
     try {
       this.#commit();
-      this.#publishEvents();
+      if (this.#eventFeed) this.#publishEvents();
     } finally {
       // Woken polls receive again on whichever core is current, so waking is right either way.
-      for (const waiter of ready) waiter.wake();
+      if (ready !== null) for (const waiter of ready) waiter.wake();
       this.#arm();
     }
     if (failure) throw failure.err;
@@ -333,14 +360,17 @@ export class Engine {
   }
 
   #commit() {
-    const changes = this.#core.takeChanges();
-    if (changes.put.length === 0 && changes.del.length === 0) return;
+    const bytes = this.#core.takeChanges();
+    if (bytes === undefined) return;
+    const storage = this.#storage;
     try {
-      this.#storage.commit(changes);
+      // MemoryStorage takes the buffer itself, unless its commit() was replaced.
+      if (storage.commit === MEMORY.commit) storage[COMMIT_PACKED](bytes);
+      else storage.commit(unpackBatch(bytes));
     } catch (err) {
       // Nothing unacknowledged may stay visible: rebuild from what storage actually holds.
       this.#core.free();
-      this.#core = new (wasm().WasqCore)(this.#coreOptions, Array.from(this.#storage.loadAll()));
+      this.#core = this.#newCore();
       this.#applyRealism();
       throw err;
     }
@@ -447,7 +477,14 @@ export class Engine {
     const core = this.#timers ? this.#core.nextDeadline() : undefined;
     const poll = this.#waiters.earliestDeadline();
     const at = core === undefined ? poll : poll === undefined ? core : Math.min(core, poll);
-    if (at === this.#timerAt) return;
+    if (this.#timer !== null && (at === undefined || this.#timerAt <= at)) {
+      // A timer that fires no later than needed is kept: firing early only ticks and re-arms,
+      // where re-arming on every call (most calls move the deadline later) costs a
+      // clearTimeout and a setTimeout each time.
+      if (poll === undefined) this.#timer.unref?.();
+      else this.#timer.ref?.();
+      return;
+    }
     this.#clearTimer();
     if (at === undefined) return;
     const delay = Math.min(Math.max(0, at - this.#clock.now()), MAX_TIMER_DELAY);

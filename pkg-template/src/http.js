@@ -33,18 +33,57 @@ function queryString(query) {
   return parts.join("&");
 }
 
-function header(headers, name) {
-  for (const [k, v] of headers) if (k.toLowerCase() === name) return v;
-  return undefined;
+// The packed head (src/wasm/http.rs): method, path, query, then header names and values, joined
+// by NUL, which HTTP allows in none of them. One string crosses into wasm instead of two per header.
+const NUL = "\0";
+
+/**
+ * The request as the engine takes it: packed when no part holds a NUL (a header not from an HTTP
+ * parser could), else as fields, which carry any string.
+ * @param {string[]} flat header names and values, alternating
+ */
+function engineRequest(method, path, query, flat, body) {
+  let packable = !method.includes(NUL) && !path.includes(NUL) && !query.includes(NUL);
+  let head = `${method}${NUL}${path}${NUL}${query}`;
+  for (let i = 0; i < flat.length; i++) {
+    const part = flat[i];
+    if (part.includes(NUL)) packable = false;
+    head += NUL + part;
+  }
+  if (packable) return { head, body };
+  const headers = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) headers.push([flat[i], flat[i + 1]]);
+  return { method, path, query, headers, body };
+}
+
+/** A response's headers as `[name, value]` pairs, whichever form it came in. */
+function responseHeaders(res) {
+  if (res.head === undefined) return res.headers;
+  const flat = res.head.split(NUL);
+  const pairs = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) pairs.push([flat[i], flat[i + 1]]);
+  return pairs;
+}
+
+/** `lookup(name)` over `[name, value, name, value…]`, names matched case-insensitively. */
+export function flatLookup(flat) {
+  return (name) => {
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      const key = flat[i];
+      if (key.length === name.length && key.toLowerCase() === name) return flat[i + 1];
+    }
+    return undefined;
+  };
 }
 
 /**
  * If the request is a ReceiveMessage, what long polling needs: the queue URL and the explicit
  * WaitTimeSeconds (undefined: the queue's default applies). Requests the protocol layer will
  * reject are not parsed further: they are answered at once.
+ * @param {{ method: string, path: string, query: string, body: Uint8Array, header(name: string): string | undefined }} req
  */
 function receiveOf(req) {
-  const target = header(req.headers, "x-amz-target");
+  const target = req.header("x-amz-target");
   if (target !== undefined) {
     if (target.trim() !== "AmazonSQS.ReceiveMessage") return null;
     try {
@@ -57,15 +96,15 @@ function receiveOf(req) {
     }
   }
   const params = new URLSearchParams(req.query);
-  const type = header(req.headers, "content-type") ?? "application/x-www-form-urlencoded";
+  const type = req.header("content-type") ?? "application/x-www-form-urlencoded";
   if (req.method.toUpperCase() !== "GET" && type.toLowerCase().startsWith("application/x-www-form-urlencoded")) {
     for (const [k, v] of new URLSearchParams(decoder.decode(req.body))) params.append(k, v);
   }
   if (params.get("Action") !== "ReceiveMessage") return null;
   let queueUrl = params.get("QueueUrl");
   if (!queueUrl) {
-    const host = header(req.headers, "host") ?? "localhost";
-    queueUrl = `${header(req.headers, "x-forwarded-proto") ?? "http"}://${host}${req.path}`;
+    const host = req.header("host") ?? "localhost";
+    queueUrl = `${req.header("x-forwarded-proto") ?? "http"}://${host}${req.path}`;
   }
   const waitText = params.get("WaitTimeSeconds");
   const wait = waitText === null ? undefined : Number(waitText);
@@ -82,15 +121,24 @@ function delivered(res, json) {
   }
 }
 
-/** One request through the engine, waiting in JS when it is a long poll that found nothing. */
-async function serve(engine, req, options, signal) {
+/**
+ * One request through the engine, waiting in JS when it is a long poll that found nothing.
+ * `abort` is an AbortSignal, or a function that makes one when a wait begins: a host answering
+ * thousands of requests a second only pays for one when a request actually waits.
+ * @param {{ method: string, path: string, query: string, body: Uint8Array, header(name: string): string | undefined, flat: string[] }} req
+ * @returns {Promise<{ status: number, headers: [string, string][], body: Uint8Array } | { status: number, head: string, body: Uint8Array }>}
+ */
+export async function serve(engine, req, options, abort) {
+  let signal = typeof abort === "function" ? undefined : abort;
   signal?.throwIfAborted();
   const start = engine[NOW]();
-  let res = engine[HTTP](req, options);
+  const request = engineRequest(req.method, req.path, req.query, req.flat, req.body);
+  let res = engine[HTTP](request, options);
   const receive = res.status === 200 ? receiveOf(req) : null;
   if (receive && !delivered(res, receive.json)) {
+    signal ??= abort?.();
     // The region (SigV4 scope) and host decide which queue the URL names, as for the request.
-    const context = engine[CONTEXT](req);
+    const context = engine[CONTEXT](request);
     let wait = receive.wait;
     if (wait === undefined) {
       try {
@@ -107,7 +155,7 @@ async function serve(engine, req, options, signal) {
     const deadline = start + (Number.isFinite(wait) ? wait : 0) * 1000;
     while (engine[NOW]() < deadline) {
       await engine[WAIT](receive.queueUrl, context, deadline, signal);
-      res = engine[HTTP](req, options);
+      res = engine[HTTP](request, options);
       if (res.status !== 200 || delivered(res, receive.json)) break;
     }
   }
@@ -115,8 +163,16 @@ async function serve(engine, req, options, signal) {
   return res;
 }
 
-function protocolOptions({ credentials, maxBodyBytes } = {}) {
-  return { credentials, maxBodyBytes };
+/** Names and values alternating, as node:http's `rawHeaders`. */
+function flatten(entries) {
+  const flat = [];
+  for (const [name, value] of entries) flat.push(name, String(value));
+  return flat;
+}
+
+/** What the protocol layer is told; nothing at all when it has nothing to be told. */
+export function protocolOptions({ credentials, maxBodyBytes } = {}) {
+  return credentials === undefined && maxBodyBytes === undefined ? undefined : { credentials, maxBodyBytes };
 }
 
 /**
@@ -131,16 +187,18 @@ export function createRequestHandler(engine, options = {}) {
   return {
     metadata: { handlerProtocol: "http/1.1" },
     async handle(request, { abortSignal } = {}) {
+      const flat = flatten(Object.entries(request.headers ?? {}));
       const req = {
         method: request.method ?? "POST",
         path: request.path || "/",
         query: queryString(request.query),
-        headers: Object.entries(request.headers ?? {}).map(([k, v]) => [k, String(v)]),
+        flat,
+        header: flatLookup(flat),
         body: toBytes(request.body),
       };
       const res = await serve(engine, req, opts, abortSignal);
       const headers = {};
-      for (const [name, value] of res.headers) {
+      for (const [name, value] of responseHeaders(res)) {
         const key = name.toLowerCase();
         headers[key] = key in headers ? `${headers[key]}, ${value}` : value;
       }
@@ -164,18 +222,20 @@ export function createFetchHandler(engine, options = {}) {
   const opts = protocolOptions(options);
   return async function handleFetch(request) {
     const url = new URL(request.url);
+    const flat = flatten(request.headers);
+    if (!request.headers.has("host")) flat.push("host", url.host);
     const req = {
       method: request.method,
       path: url.pathname,
       query: url.search.replace(/^\?/, ""),
-      headers: [...request.headers],
+      flat,
+      header: flatLookup(flat),
       body: new Uint8Array(await request.arrayBuffer()),
     };
-    if (!header(req.headers, "host")) req.headers.push(["host", url.host]);
     const res = await serve(engine, req, opts, request.signal);
     return new Response(NULL_BODY_STATUS.has(res.status) ? null : res.body, {
       status: res.status,
-      headers: res.headers,
+      headers: responseHeaders(res),
     });
   };
 }

@@ -49,6 +49,11 @@ export class Waiters {
     return out;
   }
 
+  /** How many polls are waiting (the engine skips the checks when none are). */
+  get size() {
+    return this.#pending.size;
+  }
+
   earliestDeadline() {
     let min;
     for (const waiter of this.#pending) {

@@ -53,7 +53,13 @@ export class EngineHost {
     return this.#engine;
   }
 
-  /** One SQS request through the Rust protocol layer (no signature check: the Worker did it). */
+  /**
+   * One SQS request through the Rust protocol layer, without a signature check: the Worker checked
+   * it. That is safe because a Durable Object has no address of its own: only code holding the
+   * namespace binding (this deployment's Worker and objects) can reach it, never a client. The
+   * request may be a rewritten part of the client's (a sub-batch, a handle without its prefix),
+   * which no longer carries a valid signature anyway.
+   */
   async http(meta, body, signal) {
     this.engine;
     try {
@@ -123,7 +129,9 @@ export class EngineHost {
   async syncAlarm() {
     if (this.#engine === null) return;
     if (this.#alarmAt === undefined) this.#alarmAt = (await this.ctx.storage.getAlarm()) ?? null;
-    const next = this.#engine.nextDeadline();
+    const own = this.#engine.nextDeadline();
+    const extra = this.extraDeadline();
+    const next = own === undefined ? extra : extra === undefined ? own : Math.min(own, extra);
     const want = next === undefined ? null : Math.max(next, Date.now() + 1);
     if (want === this.#alarmAt) return;
     // An earlier alarm still pending is enough: alarm() re-arms on the real deadline.
@@ -131,6 +139,11 @@ export class EngineHost {
     this.#alarmAt = want;
     if (want === null) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(want);
+  }
+
+  /** Time-driven work of a subclass's own (the directory's move tasks), epoch ms or undefined. */
+  extraDeadline() {
+    return undefined;
   }
 
   async alarm() {

@@ -13,6 +13,8 @@
 
 import { EngineHost, encodeHttp, decodeHttp } from "./host.js";
 import { partitionsFor, objectName, SETTABLE } from "./partition.js";
+import { MoveTasks, MOVE_ACTIONS } from "./move-tasks.js";
+import * as wire from "./wire.js";
 
 const RECORD = "wasq-edge:q:";
 const decoder = new TextDecoder();
@@ -28,6 +30,7 @@ export class WasqQueue extends EngineHost {
   async internal(path, input, request) {
     if (path === "/ensure") return this.ensure(input);
     if (path === "/drop") return this.drop(input);
+    if (path === "/ensure-chain") return this.ensureChain(input);
     return super.internal(path, input, request);
   }
 
@@ -39,6 +42,25 @@ export class WasqQueue extends EngineHost {
       : [{ action: "CreateQueue", params: { QueueName: name, Attributes: attributes } }];
     const [res] = await this.call(calls, context);
     if (res.error) throw fail(res.error);
+    return { ok: true };
+  }
+
+  /**
+   * A queue and the shadows of its dead-letter chain, in two passes: every queue first exists
+   * (without policies), then each gets its RedrivePolicy, whose target the engine requires to
+   * exist already; "" removes one. Cycles (A → B → A) need both passes.
+   */
+  async ensureChain({ context, queues }) {
+    for (const { name, attributes } of queues) {
+      const { RedrivePolicy, ...rest } = attributes;
+      await this.ensure({ context, name, attributes: rest });
+    }
+    for (const { name, attributes } of queues) {
+      const [found] = await this.call([{ action: "GetQueueUrl", params: { QueueName: name } }], context);
+      const params = { QueueUrl: found.ok?.QueueUrl, Attributes: { RedrivePolicy: attributes.RedrivePolicy ?? "" } };
+      const [res] = await this.call([{ action: "SetQueueAttributes", params }], context);
+      if (res.error) throw fail(res.error);
+    }
     return { ok: true };
   }
 
@@ -59,6 +81,27 @@ function withoutType(attributes) {
 }
 
 export class WasqDirectory extends EngineHost {
+  #moveTasks = new MoveTasks(this);
+
+  /** The queue's directory record `{ partitions, locations[] }`, or null. */
+  record(region, name) {
+    return this.#record(region, name);
+  }
+
+  /** POST `input` to an internal endpoint of a queue object. */
+  post(objName, path, input) {
+    return this.#post(objName, path, input);
+  }
+
+  extraDeadline() {
+    return this.#moveTasks.nextDeadline();
+  }
+
+  async alarm() {
+    await super.alarm();
+    await this.#moveTasks.run();
+  }
+
   #record(region, name) {
     return this.ctx.storage.kv.get(`${RECORD}${region}/${name}`) ?? null;
   }
@@ -103,6 +146,10 @@ export class WasqDirectory extends EngineHost {
     const body = new Uint8Array(await request.arrayBuffer());
     const before = name ? this.#record(region, name) : null;
     const res = await this.http(meta, body, request.signal);
+    if (MOVE_ACTIONS.has(action)) {
+      const p = wire.parse({ ...meta, body });
+      return encodeHttp(p ? await this.#moveTasks.answer(action, p, res, context, region) : res);
+    }
     if (res.status === 200 && name) {
       if (action === "CreateQueue" || action === "SetQueueAttributes") await this.#sync(context, region, name);
       else if (action === "DeleteQueue") await this.#delete(context, region, name, before);
@@ -124,8 +171,15 @@ export class WasqDirectory extends EngineHost {
     return { url, all, tags, settable };
   }
 
-  /** Make every copy of the queue (its partitions, and its shadows if it is a DLQ) match the directory. */
-  async #sync(context, region, name) {
+  /**
+   * Make every copy of the queue match the directory: its partitions, each holding shadows of the
+   * queue's whole dead-letter chain (so a message that exhausts maxReceiveCount in a shadow DLQ
+   * moves on to the next shadow inside the same engine, as on one engine), its own shadows in
+   * other queues' partitions, and the chains of every queue upstream of it, whose shadows of it
+   * may need its new RedrivePolicy.
+   */
+  async #sync(context, region, name, seen = new Set()) {
+    seen.add(name);
     const q = await this.#attributes(context, name);
     if (q === null) return;
     let record = this.#record(region, name);
@@ -136,22 +190,38 @@ export class WasqDirectory extends EngineHost {
       this.#save(region, name, record);
     }
     const own = record.locations.slice(0, record.partitions);
-    const redrive = q.settable.RedrivePolicy ? safeJson(q.settable.RedrivePolicy) : null;
-    if (redrive?.deadLetterTargetArn) {
-      const dlqName = String(redrive.deadLetterTargetArn).split(":").pop();
-      const dlq = await this.#attributes(context, dlqName);
-      const dlqRecord = this.#record(region, dlqName);
-      if (dlq && dlqRecord) {
-        const shadow = shadowAttributes(dlq.settable);
-        await Promise.all(own.map((o) => this.#post(o, "/ensure", { context, name: dlqName, attributes: shadow })));
-        const added = own.filter((o) => !dlqRecord.locations.includes(o));
-        if (added.length) this.#save(region, dlqName, { ...dlqRecord, locations: [...dlqRecord.locations, ...added] });
-      }
+    const chain = [{ name, attributes: q.settable }];
+    for (let at = q; ; ) {
+      const next = dlqNameOf(at.settable);
+      if (next === null || chain.some((m) => m.name === next)) break;
+      const dlq = await this.#attributes(context, next);
+      if (dlq === null || this.#record(region, next) === null) break;
+      chain.push({ name: next, attributes: dlq.settable });
+      at = dlq;
     }
-    await Promise.all(own.map((o) => this.#post(o, "/ensure", { context, name, attributes: q.settable })));
+    const names = new Set(chain.map((m) => m.name));
+    const queues = chain.map((m) => {
+      const target = dlqNameOf(m.attributes);
+      // A policy whose target has no copy in this engine would be refused there: it is dropped
+      // (the directory's engine already refuses a DLQ that does not exist, so this is only a
+      // DLQ deleted after the fact).
+      return { name: m.name, attributes: { ...m.attributes, RedrivePolicy: target !== null && names.has(target) ? m.attributes.RedrivePolicy : "" } };
+    });
+    await Promise.all(own.map((o) => this.#post(o, "/ensure-chain", { context, queues })));
+    for (const m of chain.slice(1)) {
+      const dlqRecord = this.#record(region, m.name);
+      const added = own.filter((o) => !dlqRecord.locations.includes(o));
+      if (added.length) this.#save(region, m.name, { ...dlqRecord, locations: [...dlqRecord.locations, ...added] });
+    }
+    // Shadows of this queue in other queues' partitions: its attributes, policy left to their chains.
     const shadows = record.locations.slice(record.partitions);
     const shadow = shadowAttributes(q.settable);
     await Promise.all(shadows.map((o) => this.#post(o, "/ensure", { context, name, attributes: shadow })));
+    const sources = await this.#one(context, "ListDeadLetterSourceQueues", { QueueUrl: q.url, MaxResults: 1000 });
+    for (const url of sources.queueUrls ?? []) {
+      const source = url.split("/").pop();
+      if (!seen.has(source)) await this.#sync(context, region, source, seen);
+    }
   }
 
   async #delete(context, region, name, record) {
@@ -161,10 +231,16 @@ export class WasqDirectory extends EngineHost {
   }
 }
 
-/** A shadow DLQ never re-drives further: its own RedrivePolicy would need shadows of its own. */
+/** A shadow's attributes without its RedrivePolicy, which its source's chain sets (see #sync). */
 function shadowAttributes(settable) {
   const { RedrivePolicy, ...rest } = settable;
   return rest;
+}
+
+/** The name of the queue a RedrivePolicy sends to, or null. */
+function dlqNameOf(settable) {
+  const target = settable.RedrivePolicy ? safeJson(settable.RedrivePolicy)?.deadLetterTargetArn : undefined;
+  return typeof target === "string" && target !== "" ? target.split(":").pop() : null;
 }
 
 function safeJson(text) {

@@ -31,6 +31,8 @@ const META_TTL_MS = 5000;
 const BATCH_ID = /^[A-Za-z0-9_-]{1,80}$/;
 
 let scratch = null;
+let scratchUses = 0;
+const SCRATCH_USES = 10000;
 let spreadAt = null;
 const metaCache = new Map();
 
@@ -56,16 +58,25 @@ export function credentialsOf(env) {
 }
 
 /**
- * The admission check of the protocol layer, run on a throwaway core: its answer is used only
- * when it is a size or signature error, which the layer raises before dispatching anything.
+ * The admission check of the protocol layer (size limit, SigV4), which the wasm API offers only
+ * as part of a whole request: the request runs on the scratch core, which holds no queues, and its
+ * answer is used only when it is a size or signature error, raised before anything is dispatched.
+ * Every other action fails there for want of a queue, except CreateQueue, which would leave one
+ * behind: after it (or after many requests, in case the Worker's own reading of the action ever
+ * differs from the protocol layer's) the scratch core is replaced, so it stays empty. A kept core
+ * costs about half of a new one per request (measured: docs/edge.md).
  */
-function admit(env, req, credentials) {
-  const core = new (wasm().WasqCore)({ ...engineSettings(env), seed: 1 }, undefined);
+function admit(env, req, credentials, action) {
+  const core = scratchCore(env);
   try {
     const res = core.handleHttp(Date.now(), req, { credentials });
     return ADMISSION.has(wire.errorCode(res)) ? res : null;
   } finally {
-    core.free();
+    if (action === "CreateQueue" || ++scratchUses >= SCRATCH_USES) {
+      scratch.free();
+      scratch = null;
+      scratchUses = 0;
+    }
   }
 }
 
@@ -115,50 +126,20 @@ async function route(env, req, signal) {
       ),
     };
   }
+  const p = wire.parse(req);
   if (credentials) {
-    const refused = admit(env, req, credentials);
+    const refused = admit(env, req, credentials, p?.action);
     if (refused) return refused;
   }
   const context = scratchCore(env).requestContext(req);
   const region = context.region ?? env.WASQ_REGION ?? "us-east-1";
-  const p = wire.parse(req);
   const ctx = { env, req, p, context, region, signal };
-  if (p?.action === "StartMessageMoveTask") {
-    // Messages live in partition objects, and a move task would run in the directory, which holds
-    // none: it would "complete" having moved nothing. Refuse it plainly until tasks can fan out.
-    return unsupported(p, "Message move tasks are not supported by the wasq edge Worker yet; redrive by receiving from the dead-letter queue and sending to the source.");
-  }
   if (p && DATA_PLANE.has(p.action)) {
     const name = wire.queueNameOf(wire.queueUrlOf(p, req));
     const record = name ? await meta(env, region, name) : null;
     if (record) return dataPlane({ ...ctx, name, record });
   }
   return control(ctx);
-}
-
-/** SQS's `UnsupportedOperation` error, in the protocol of the request (spec §1.2, §1.3). */
-function unsupported(p, message) {
-  const requestId = crypto.randomUUID();
-  const code = "AWS.SimpleQueueService.UnsupportedOperation";
-  if (p.json) {
-    return {
-      status: 400,
-      headers: [
-        ["content-type", "application/x-amz-json-1.0"],
-        ["x-amzn-requestid", requestId],
-        ["x-amzn-query-error", `${code};Sender`],
-      ],
-      body: new TextEncoder().encode(JSON.stringify({ __type: "com.amazonaws.sqs#UnsupportedOperation", message })),
-    };
-  }
-  const xml = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-  return {
-    status: 400,
-    headers: [["content-type", "text/xml"], ["x-amzn-requestid", requestId]],
-    body: new TextEncoder().encode(
-      `<?xml version="1.0"?><ErrorResponse xmlns="http://queue.amazonaws.com/doc/2012-11-05/"><Error><Type>Sender</Type><Code>${code}</Code><Message>${xml(message)}</Message><Detail/></Error><RequestId>${requestId}</RequestId></ErrorResponse>`,
-    ),
-  };
 }
 
 // ---- directory ----

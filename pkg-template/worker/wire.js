@@ -203,7 +203,7 @@ export function receiveResponse(json, template, messages) {
   }
   const xml = text(template);
   const empty = xml.replace(/<ReceiveMessageResult>[\s\S]*?<\/ReceiveMessageResult>|<ReceiveMessageResult\/>/, "<ReceiveMessageResult></ReceiveMessageResult>");
-  return withBody(empty, empty.replace("<ReceiveMessageResult></ReceiveMessageResult>", `<ReceiveMessageResult>${messages.join("")}</ReceiveMessageResult>`));
+  return withBody(template, empty.replace("<ReceiveMessageResult></ReceiveMessageResult>", `<ReceiveMessageResult>${messages.join("")}</ReceiveMessageResult>`));
 }
 
 /** `{ ok: [[id, entry]], failed: [[id, entry]] }` of a batch response. */
@@ -276,4 +276,75 @@ export function errorCode(res) {
   const q = res.headers.find(([k]) => k.toLowerCase() === "x-amzn-query-error");
   if (q) return q[1].split(";")[0];
   return text(res).match(/<Code>([^<]*)<\/Code>/)?.[1];
+}
+
+// ---- answers the Worker writes itself (move tasks), in the protocol layer's exact format ----
+
+const XMLNS = "http://queue.amazonaws.com/doc/2012-11-05/";
+const JSON_TYPE = "application/x-amz-json-1.0";
+
+/** XML text escaped as the protocol layer escapes it (`& < > " '`, CR, XML-invalid controls). */
+export function escapeText(s) {
+  let out = "";
+  for (const c of String(s)) {
+    const n = c.codePointAt(0);
+    if (c === "&") out += "&amp;";
+    else if (c === "<") out += "&lt;";
+    else if (c === ">") out += "&gt;";
+    else if (c === '"') out += "&quot;";
+    else if (c === "'") out += "&apos;";
+    else if (c === "\r") out += "&#xD;";
+    else if (c === "\t" || c === "\n") out += c;
+    else if (n < 0x20 || n === 0xfffe || n === 0xffff) out += "\ufffd";
+    else out += c;
+  }
+  return out;
+}
+
+/** Members in insertion order; arrays of objects as `<…ResultEntry>` items (the only nested output here). */
+function xmlMembers(action, output) {
+  let out = "";
+  for (const [k, v] of Object.entries(output)) {
+    if (Array.isArray(v)) {
+      for (const item of v) out += `<${action}ResultEntry>${xmlMembers(action, item)}</${action}ResultEntry>`;
+    } else {
+      out += `<${k}>${escapeText(v)}</${k}>`;
+    }
+  }
+  return out;
+}
+
+function requestIdOf(res) {
+  return res?.headers.find(([k]) => k.toLowerCase() === "x-amzn-requestid")?.[1] ?? crypto.randomUUID();
+}
+
+/** A 200 answer of an action with output. */
+export function successResponse(json, action, output, requestId = crypto.randomUUID()) {
+  if (json) {
+    return {
+      status: 200,
+      headers: [["x-amzn-RequestId", requestId], ["Content-Type", JSON_TYPE]],
+      body: encoder.encode(JSON.stringify(output)),
+    };
+  }
+  const xml = `<?xml version="1.0"?><${action}Response xmlns="${XMLNS}"><${action}Result>${xmlMembers(action, output)}</${action}Result><ResponseMetadata><RequestId>${escapeText(requestId)}</RequestId></ResponseMetadata></${action}Response>`;
+  return { status: 200, headers: [["x-amzn-RequestId", requestId], ["Content-Type", "text/xml"]], body: encoder.encode(xml) };
+}
+
+/** `template` (the engine's 200 answer to the same request) carrying `output` instead of its own. */
+export function withJsonOrXmlResult(json, template, action, output) {
+  return successResponse(json, action, output, requestIdOf(template));
+}
+
+/** An SQS error: `{ type (JSON __type), code (Query code), status, message }`. */
+export function errorResponse(json, { type, code, status, message }, requestId = crypto.randomUUID()) {
+  if (json) {
+    return {
+      status,
+      headers: [["x-amzn-RequestId", requestId], ["Content-Type", JSON_TYPE], ["x-amzn-query-error", `${code};Sender`]],
+      body: encoder.encode(JSON.stringify({ __type: type, message })),
+    };
+  }
+  const xml = `<?xml version="1.0"?><ErrorResponse xmlns="${XMLNS}"><Error><Type>Sender</Type><Code>${escapeText(code)}</Code><Message>${escapeText(message)}</Message><Detail/></Error><RequestId>${escapeText(requestId)}</RequestId></ErrorResponse>`;
+  return { status, headers: [["x-amzn-RequestId", requestId], ["Content-Type", "text/xml"]], body: encoder.encode(xml) };
 }

@@ -103,23 +103,20 @@ pub(crate) struct Receipt {
     pub(crate) serial: u32,
 }
 
-/// `8-4-4-4-12` lower-case hex. Written by hand: every send, receive and event formats an id,
-/// and `format!` made this a sixth of the whole send → receive → delete cycle.
+/// `8-4-4-4-12` lower-case hex. Written by hand, a byte (two digits) at a time: every send,
+/// receive, record and event formats an id, and `format!` made this a sixth of the whole
+/// send → receive → delete cycle.
 pub(crate) fn format_uuid(v: u128) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = [0u8; 36];
-    let mut nibble = 0;
-    for (i, slot) in out.iter_mut().enumerate() {
-        if matches!(i, 8 | 13 | 18 | 23) {
-            *slot = b'-';
-            continue;
+    let mut out = String::with_capacity(36);
+    for (i, b) in v.to_be_bytes().into_iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            out.push('-');
         }
-        let shift = 124 - 4 * nibble;
-        *slot = DIGITS[((v >> shift) & 0xf) as usize];
-        nibble += 1;
+        out.push(DIGITS[(b >> 4) as usize] as char);
+        out.push(DIGITS[(b & 0xf) as usize] as char);
     }
-    // Only ASCII hex digits and dashes were written.
-    String::from_utf8_lossy(&out).into_owned()
+    out
 }
 
 /// Parse a UUID string back into its bits (for records).

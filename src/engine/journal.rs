@@ -59,10 +59,16 @@ impl Journal {
         }
     }
 
+    /// Whether events are collected: callers skip preparing an event's inputs (queue name,
+    /// formatted ids) when not.
+    pub(crate) fn feed(&self) -> bool {
+        self.observe && !self.muted
+    }
+
     /// Record an event; `make` runs only when events are observed, so ids are not formatted
     /// for nobody.
     pub(crate) fn event(&mut self, at: u64, queue: &str, make: impl FnOnce() -> EventKind) {
-        if self.observe && !self.muted {
+        if self.feed() {
             self.events.push(Event {
                 at,
                 queue: queue.to_string(),

@@ -6,9 +6,12 @@
 //! behaviour. Time never runs backwards inside the engine: an earlier `now` is taken as the latest
 //! one seen.
 
+mod api;
 mod attributes;
 mod ids;
 mod journal;
+mod json_in;
+mod json_out;
 mod message;
 mod move_tasks;
 mod params;
@@ -19,6 +22,7 @@ mod realism;
 mod receive;
 mod records;
 pub mod requests;
+pub mod responses;
 mod send;
 mod visibility;
 
@@ -35,6 +39,7 @@ use rustc_hash::FxHashMap;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
+pub use api::read_json_params;
 pub use realism::{group_partition, Realism, Throttling};
 pub use records::{RestoreError, FORMAT_VERSION};
 
@@ -156,14 +161,38 @@ impl Engine {
             .map_or(&self.realism, |(_, r)| r)
     }
 
-    /// Realism throttling: refuse the call when its quota for this second is used up.
-    fn throttle(
+    /// `throttle` for a call given as JSON parameters, before they are read: a member of the
+    /// wrong type is then no URL or no group, and the call is counted (or refused) as such.
+    fn throttle_params(
         &mut self,
         now: u64,
         action: &'static str,
         params: &serde_json::Map<String, Value>,
     ) -> Result<(), SqsError> {
-        let Some(url) = params.get("QueueUrl").and_then(Value::as_str) else {
+        let url = params.get("QueueUrl").and_then(Value::as_str);
+        let group = params
+            .get("MessageGroupId")
+            .or_else(|| {
+                params
+                    .get("Entries")
+                    .and_then(|e| e.get(0))
+                    .and_then(|e| e.get("MessageGroupId"))
+            })
+            .and_then(Value::as_str);
+        self.throttle(now, action, url, group)
+    }
+
+    /// Realism throttling: refuse the call when its quota for this second is used up. `group`
+    /// is the call's message group (a send's, or its first entry's), which picks the partition
+    /// on high-throughput FIFO queues.
+    fn throttle(
+        &mut self,
+        now: u64,
+        action: &'static str,
+        url: Option<&str>,
+        group: Option<&str>,
+    ) -> Result<(), SqsError> {
+        let Some(url) = url else {
             return Ok(());
         };
         let Ok(uid) = self.resolve_url(url) else {
@@ -186,15 +215,6 @@ impl Engine {
         } else if high_throughput {
             // Sends land on the partition of their message group; other calls are counted on
             // partition 0, as their group is not known before they run.
-            let group = params
-                .get("MessageGroupId")
-                .or_else(|| {
-                    params
-                        .get("Entries")
-                        .and_then(|e| e.get(0))
-                        .and_then(|e| e.get("MessageGroupId"))
-                })
-                .and_then(Value::as_str);
             let partition = group
                 .map(|g| group_partition(g, limits.high_throughput_partitions))
                 .unwrap_or(0);
@@ -261,17 +281,8 @@ impl Engine {
             }
         };
         let now = self.advance(now);
-        const MESSAGE_ACTIONS: &[&str] = &[
-            "SendMessage",
-            "SendMessageBatch",
-            "ReceiveMessage",
-            "DeleteMessage",
-            "DeleteMessageBatch",
-            "ChangeMessageVisibility",
-            "ChangeMessageVisibilityBatch",
-        ];
-        if let Some(a) = MESSAGE_ACTIONS.iter().find(|a| **a == action) {
-            self.throttle(now, a, &params)?;
+        if let Some(a) = api::MESSAGE_ACTIONS.iter().find(|a| **a == action) {
+            self.throttle_params(now, a, &params)?;
         }
         match action {
             "CreateQueue" => self.create_queue(now, ctx, parse(&params)?),
@@ -286,14 +297,16 @@ impl Engine {
             "PurgeQueue" => self.purge_queue(now, parse(&params)?),
             "AddPermission" => self.add_permission(now, parse(&params)?),
             "RemovePermission" => self.remove_permission(now, parse(&params)?),
-            "SendMessage" => self.send_message(now, ctx, parse(&params)?),
-            "SendMessageBatch" => self.send_message_batch(now, ctx, parse(&params)?),
-            "ReceiveMessage" => self.receive_message(now, parse(&params)?),
-            "DeleteMessage" => self.delete_message(now, parse(&params)?),
-            "DeleteMessageBatch" => self.delete_message_batch(now, parse(&params)?),
-            "ChangeMessageVisibility" => self.change_message_visibility(now, parse(&params)?),
+            "SendMessage" => value(self.run_send_message(now, ctx, &parse(&params)?)),
+            "SendMessageBatch" => value(self.run_send_message_batch(now, ctx, &parse(&params)?)),
+            "ReceiveMessage" => value(self.run_receive_message(now, &parse(&params)?)),
+            "DeleteMessage" => value(self.run_delete_message(now, &parse(&params)?)),
+            "DeleteMessageBatch" => value(self.run_delete_message_batch(now, &parse(&params)?)),
+            "ChangeMessageVisibility" => {
+                value(self.run_change_message_visibility(now, &parse(&params)?))
+            }
             "ChangeMessageVisibilityBatch" => {
-                self.change_message_visibility_batch(now, parse(&params)?)
+                value(self.run_change_message_visibility_batch(now, &parse(&params)?))
             }
             "ListDeadLetterSourceQueues" => {
                 self.list_dead_letter_source_queues(ctx, parse(&params)?)
@@ -471,6 +484,13 @@ impl Engine {
         // no principal, so a stable AIDA-style id derived from the account stands in.
         format!("AIDA{}", self.config.account_id)
     }
+}
+
+/// A typed response as the `Value` `dispatch` answers: its JSON text read back, so both entry
+/// points give the same bytes by construction. The text is always valid JSON; `Null` is never
+/// reached.
+fn value<R: responses::JsonResponse>(r: Result<R, SqsError>) -> Result<Value, SqsError> {
+    r.map(|r| serde_json::from_str(&r.to_json()).unwrap_or_default())
 }
 
 /// The realism dice are seeded apart from ids, so turning realism on does not change ids.

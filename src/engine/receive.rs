@@ -6,13 +6,13 @@ use super::journal::RecordKey;
 use super::message::{hex, Message, MessageState};
 use super::queue::{Attempt, Queue, Removal};
 use super::requests::ReceiveMessageRequest;
+use super::responses::{ReceiveMessageResponse, ReceivedMessage};
 use super::{int_in_range, Engine};
 use crate::digest;
 use crate::error::{invalid_value, SqsError};
 use crate::events::EventKind;
 use crate::validate;
-use serde_json::{json, Map, Value};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 const ATTEMPT_WINDOW_MS: u64 = 5 * 60 * 1000;
 
@@ -37,11 +37,11 @@ pub(crate) struct ReceivePlan {
 }
 
 impl Engine {
-    pub(super) fn receive_message(
+    pub(super) fn run_receive_message(
         &mut self,
         now: u64,
-        req: ReceiveMessageRequest,
-    ) -> Result<Value, SqsError> {
+        req: &ReceiveMessageRequest,
+    ) -> Result<ReceiveMessageResponse, SqsError> {
         let uid = self.required_url(&req.queue_url)?;
         let max = int_in_range(
             req.max_number_of_messages,
@@ -82,7 +82,7 @@ impl Engine {
         };
         if let Some(id) = &attempt_id {
             if let Some(replayed) = self.replay_attempt(uid, now, id, plan.visibility_ms)? {
-                return Ok(self.render_messages(uid, &replayed, &req));
+                return Ok(self.render_messages(uid, &replayed, req));
             }
         }
         let delivered = self.receive(uid, now, &plan)?;
@@ -109,7 +109,7 @@ impl Engine {
                 }
             }
         }
-        Ok(self.render_messages(uid, &delivered, &req))
+        Ok(self.render_messages(uid, &delivered, req))
     }
 
     /// Select and deliver up to `plan.max` messages; the sequences delivered, in order.
@@ -315,38 +315,15 @@ impl Engine {
     }
 
     /// The ReceiveMessage response for these deliveries, with attribute filters applied.
-    fn render_messages(&self, uid: u64, seqs: &[u64], req: &ReceiveMessageRequest) -> Value {
+    fn render_messages(
+        &self,
+        uid: u64,
+        seqs: &[u64],
+        req: &ReceiveMessageRequest,
+    ) -> ReceiveMessageResponse {
         let Some(q) = self.queues.get(&uid) else {
-            return json!({});
+            return ReceiveMessageResponse::default();
         };
-        let messages: Vec<Value> = seqs
-            .iter()
-            .filter_map(|seq| q.messages.get(seq))
-            .map(|m| self.render_message(q, m, req))
-            .collect();
-        if messages.is_empty() {
-            return json!({});
-        }
-        json!({ "Messages": messages })
-    }
-
-    fn render_message(&self, q: &Queue, m: &Message, req: &ReceiveMessageRequest) -> Value {
-        let mut out = Map::new();
-        out.insert(
-            "MessageId".into(),
-            Value::String(format_uuid(m.id(&self.keys))),
-        );
-        out.insert(
-            "ReceiptHandle".into(),
-            Value::String(self.keys.receipt_handle(Receipt {
-                queue: q.uid,
-                seq: m.seq,
-                serial: m.serial,
-            })),
-        );
-        out.insert("MD5OfBody".into(), Value::String(hex(&m.body_md5)));
-        out.insert("Body".into(), Value::String(m.body.to_string()));
-
         // Both parameters select system attributes; AWS returned the union (spec §6.2).
         let wanted: Vec<&str> = req
             .message_system_attribute_names
@@ -355,39 +332,63 @@ impl Engine {
             .flatten()
             .map(String::as_str)
             .collect();
+        ReceiveMessageResponse {
+            messages: seqs
+                .iter()
+                .filter_map(|seq| q.messages.get(seq))
+                .map(|m| self.render_message(q, m, req, &wanted))
+                .collect(),
+        }
+    }
+
+    fn render_message(
+        &self,
+        q: &Queue,
+        m: &Message,
+        req: &ReceiveMessageRequest,
+        wanted: &[&str],
+    ) -> ReceivedMessage {
+        let mut attributes = BTreeMap::new();
         if !wanted.is_empty() {
             let all = wanted.contains(&"All");
-            let mut attrs = Map::new();
             for name in SYSTEM_ATTRIBUTES {
                 if !all && !wanted.contains(name) {
                     continue;
                 }
                 if let Some(v) = self.system_attribute(q, m, name) {
-                    attrs.insert((*name).to_string(), Value::String(v));
+                    attributes.insert((*name).to_string(), v);
                 }
             }
-            if !attrs.is_empty() {
-                out.insert("Attributes".into(), Value::Object(attrs));
-            }
         }
-
+        let mut md5_of_message_attributes = None;
+        let mut message_attributes = crate::model::MessageAttributes::new();
         if let (Some(filters), Some(attrs)) = (&req.message_attribute_names, &m.attributes) {
             let selected: Vec<(&String, &crate::model::MessageAttributeValue)> = attrs
                 .iter()
                 .filter(|(name, _)| validate::attribute_filter_selects(filters, name))
                 .collect();
-            if let Some(md5) =
-                digest::md5_of_attributes(selected.iter().map(|(k, v)| (k.as_str(), *v)))
-            {
-                out.insert("MD5OfMessageAttributes".into(), Value::String(md5));
-                let map: Map<String, Value> = selected
-                    .iter()
-                    .map(|(k, v)| ((*k).clone(), attribute_json(v)))
+            md5_of_message_attributes =
+                digest::md5_of_attributes(selected.iter().map(|(k, v)| (k.as_str(), *v)));
+            if md5_of_message_attributes.is_some() {
+                message_attributes = selected
+                    .into_iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
                     .collect();
-                out.insert("MessageAttributes".into(), Value::Object(map));
             }
         }
-        Value::Object(out)
+        ReceivedMessage {
+            message_id: format_uuid(m.id(&self.keys)),
+            receipt_handle: self.keys.receipt_handle(Receipt {
+                queue: q.uid,
+                seq: m.seq,
+                serial: m.serial,
+            }),
+            md5_of_body: hex(&m.body_md5),
+            body: m.body.to_string(),
+            attributes,
+            md5_of_message_attributes,
+            message_attributes,
+        }
     }
 
     fn system_attribute(&self, q: &Queue, m: &Message, name: &str) -> Option<String> {
@@ -412,33 +413,6 @@ impl Engine {
             _ => return None,
         })
     }
-}
-
-/// A `MessageAttributeValue` as AWS JSON 1.0 renders it (BinaryValue in base64). By hand rather
-/// than through its `Serialize` derive, which would pull a second serializer into the wasm.
-fn attribute_json(v: &crate::model::MessageAttributeValue) -> Value {
-    use base64::Engine as _;
-    let b64 = &base64::engine::general_purpose::STANDARD;
-    let mut out = Map::new();
-    out.insert("DataType".into(), Value::String(v.data_type.clone()));
-    if let Some(s) = &v.string_value {
-        out.insert("StringValue".into(), Value::String(s.clone()));
-    }
-    if let Some(b) = &v.binary_value {
-        out.insert("BinaryValue".into(), Value::String(b64.encode(b)));
-    }
-    if !v.string_list_values.is_empty() {
-        let list = v.string_list_values.iter().cloned().map(Value::String);
-        out.insert("StringListValues".into(), Value::Array(list.collect()));
-    }
-    if !v.binary_list_values.is_empty() {
-        let list = v
-            .binary_list_values
-            .iter()
-            .map(|b| Value::String(b64.encode(b)));
-        out.insert("BinaryListValues".into(), Value::Array(list.collect()));
-    }
-    Value::Object(out)
 }
 
 /// Has this message been delivered maxReceiveCount times already? Then the receive that would
@@ -492,7 +466,7 @@ fn deliver(
     let (id, count, serial) = (m.id(keys), m.receive_count, m.serial);
     let deadline = now + visibility_ms;
     q.set_in_flight(seq, deadline, j);
-    if j.observe {
+    if j.feed() {
         let handle = keys.receipt_handle(Receipt {
             queue: q.uid,
             seq,

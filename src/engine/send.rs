@@ -5,6 +5,10 @@ use super::journal::RecordKey;
 use super::message::{hex, Message, MessageExtra, MessageState};
 use super::queue::DedupEntry;
 use super::requests::{SendMessageBatchRequest, SendMessageRequest};
+use super::responses::{
+    BatchResponse, BatchResultErrorEntry, SendMessageBatchResponse, SendMessageBatchResultEntry,
+    SendMessageResponse,
+};
 use super::Engine;
 use crate::context::CallContext;
 use crate::digest;
@@ -13,7 +17,6 @@ use crate::events::EventKind;
 use crate::model::MessageAttributes;
 use crate::validate;
 use md5::{Digest, Md5};
-use serde_json::{json, Map, Value};
 use std::collections::BTreeSet;
 
 const DEDUP_WINDOW_MS: u64 = 5 * 60 * 1000;
@@ -28,42 +31,6 @@ struct Validated<'a> {
     delay_ms: u64,
     group: Option<&'a str>,
     dedup_id: Option<String>,
-}
-
-/// What a send answers (also for a deduplicated send, which names the original message).
-struct Sent {
-    message_id: String,
-    body_md5: String,
-    attributes_md5: Option<String>,
-    system_attributes_md5: Option<String>,
-    sequence_number: Option<String>,
-}
-
-impl Sent {
-    fn to_json(&self, id: Option<&str>) -> Value {
-        let mut out = Map::new();
-        if let Some(id) = id {
-            out.insert("Id".into(), Value::String(id.to_string()));
-        }
-        out.insert("MessageId".into(), Value::String(self.message_id.clone()));
-        out.insert(
-            "MD5OfMessageBody".into(),
-            Value::String(self.body_md5.clone()),
-        );
-        if let Some(m) = &self.attributes_md5 {
-            out.insert("MD5OfMessageAttributes".into(), Value::String(m.clone()));
-        }
-        if let Some(m) = &self.system_attributes_md5 {
-            out.insert(
-                "MD5OfMessageSystemAttributes".into(),
-                Value::String(m.clone()),
-            );
-        }
-        if let Some(s) = &self.sequence_number {
-            out.insert("SequenceNumber".into(), Value::String(s.clone()));
-        }
-        Value::Object(out)
-    }
 }
 
 fn non_empty(attrs: &Option<MessageAttributes>) -> Option<&MessageAttributes> {
@@ -189,7 +156,7 @@ impl Engine {
         now: u64,
         ctx: &CallContext,
         v: Validated<'_>,
-    ) -> Result<Sent, SqsError> {
+    ) -> Result<SendMessageResponse, SqsError> {
         let body_md5: [u8; 16] = Md5::digest(v.body.as_bytes()).into();
         let attributes_md5 = v
             .attributes
@@ -223,11 +190,11 @@ impl Engine {
                     message_id: mid,
                     deduplication_id: did,
                 });
-                return Ok(Sent {
+                return Ok(SendMessageResponse {
                     message_id,
-                    body_md5: hex(&body_md5),
-                    attributes_md5,
-                    system_attributes_md5,
+                    md5_of_message_body: hex(&body_md5),
+                    md5_of_message_attributes: attributes_md5,
+                    md5_of_message_system_attributes: system_attributes_md5,
                     sequence_number: Some(sequence_number(seq)),
                 });
             }
@@ -289,11 +256,11 @@ impl Engine {
         };
         let fifo = q.fifo();
         q.insert(msg, &mut self.journal);
-        let name = q.name.clone();
+        let name = self.journal.feed().then(|| q.name.clone());
         self.sync_deadline(uid);
         let message_id = format_uuid(id);
         let sequence = fifo.then(|| sequence_number(seq));
-        if self.journal.observe {
+        if let Some(name) = name {
             let (mid, gid, sn) = (
                 message_id.clone(),
                 v.group.map(str::to_string),
@@ -306,35 +273,36 @@ impl Engine {
                 delayed_until: delayed.then_some(now + v.delay_ms),
             });
         }
-        Ok(Sent {
+        Ok(SendMessageResponse {
             message_id,
-            body_md5: hex(&body_md5),
-            attributes_md5,
-            system_attributes_md5,
+            md5_of_message_body: hex(&body_md5),
+            md5_of_message_attributes: attributes_md5,
+            md5_of_message_system_attributes: system_attributes_md5,
             sequence_number: sequence,
         })
     }
 
-    pub(super) fn send_message(
+    pub(super) fn run_send_message(
         &mut self,
         now: u64,
         ctx: &CallContext,
-        req: SendMessageRequest,
-    ) -> Result<Value, SqsError> {
+        req: &SendMessageRequest,
+    ) -> Result<SendMessageResponse, SqsError> {
         let uid = self.required_url(&req.queue_url)?;
-        let v = self.validate_send(uid, &req, false)?;
-        Ok(self.enqueue(uid, now, ctx, v)?.to_json(None))
+        let v = self.validate_send(uid, req, false)?;
+        self.enqueue(uid, now, ctx, v)
     }
 
-    pub(super) fn send_message_batch(
+    pub(super) fn run_send_message_batch(
         &mut self,
         now: u64,
         ctx: &CallContext,
-        req: SendMessageBatchRequest,
-    ) -> Result<Value, SqsError> {
+        req: &SendMessageBatchRequest,
+    ) -> Result<SendMessageBatchResponse, SqsError> {
         let uid = self.required_url(&req.queue_url)?;
         let entries = req
             .entries
+            .as_deref()
             .ok_or_else(|| SqsError::MissingParameter("Entries".into()))?;
         check_batch_shape(
             entries.iter().map(|e| e.id.as_deref()),
@@ -361,20 +329,25 @@ impl Engine {
                 ));
             }
         }
-        let mut successful = Vec::new();
-        let mut failed = Vec::new();
+        let mut out = BatchResponse {
+            successful: Vec::with_capacity(entries.len()),
+            failed: Vec::new(),
+        };
         // Entries are enqueued in request order (FIFO order follows it).
-        for entry in &entries {
+        for entry in entries {
             let id = entry.id.as_deref().unwrap_or_default();
             match self
                 .validate_send(uid, entry, true)
                 .and_then(|v| self.enqueue(uid, now, ctx, v))
             {
-                Ok(sent) => successful.push(sent.to_json(Some(id))),
-                Err(e) => failed.push(batch_failure(id, &e)),
+                Ok(result) => out.successful.push(SendMessageBatchResultEntry {
+                    id: id.to_string(),
+                    result,
+                }),
+                Err(e) => out.failed.push(BatchResultErrorEntry::new(id, &e)),
             }
         }
-        Ok(batch_result(successful, failed))
+        Ok(out)
     }
 }
 
@@ -401,26 +374,4 @@ pub(super) fn check_batch_shape<'a>(
         }
     }
     Ok(())
-}
-
-/// A `BatchResultErrorEntry` for an entry that failed on its own.
-pub(super) fn batch_failure(id: &str, e: &SqsError) -> Value {
-    json!({
-        "Id": id,
-        "SenderFault": true,
-        "Code": e.batch_entry_code(),
-        "Message": e.message(),
-    })
-}
-
-/// `{Successful, Failed}` with empty lists omitted, as AWS sends them (spec §1.1).
-pub(super) fn batch_result(successful: Vec<Value>, failed: Vec<Value>) -> Value {
-    let mut out = Map::new();
-    if !successful.is_empty() {
-        out.insert("Successful".into(), Value::Array(successful));
-    }
-    if !failed.is_empty() {
-        out.insert("Failed".into(), Value::Array(failed));
-    }
-    Value::Object(out)
 }

@@ -5,11 +5,11 @@ use super::ids::{format_uuid, Receipt};
 use super::message::MessageState;
 use super::queue::Removal;
 use super::requests::{ReceiptBatchRequest, ReceiptRequest};
-use super::send::{batch_failure, batch_result, check_batch_shape};
+use super::responses::{BatchResponse, BatchResultEntry, BatchResultErrorEntry, EmptyResponse};
+use super::send::check_batch_shape;
 use super::Engine;
 use crate::error::{invalid_value, SqsError};
 use crate::events::EventKind;
-use serde_json::{json, Value};
 
 /// Total visibility, counted from the receive, may not reach 12 hours.
 const VISIBILITY_CAP_MS: u64 = 43_200_000;
@@ -107,31 +107,33 @@ impl Engine {
         } else {
             q.set_in_flight(r.seq, now + timeout_ms, &mut self.journal);
         }
-        let name = q.name.clone();
-        self.journal
-            .event(now, &name, || EventKind::VisibilityChanged {
-                message_id: format_uuid(id),
-                visible_at: now + timeout_ms,
-            });
+        if self.journal.feed() {
+            let name = q.name.clone();
+            self.journal
+                .event(now, &name, || EventKind::VisibilityChanged {
+                    message_id: format_uuid(id),
+                    visible_at: now + timeout_ms,
+                });
+        }
         self.sync_deadline(uid);
         Ok(())
     }
 
-    pub(super) fn delete_message(
+    pub(super) fn run_delete_message(
         &mut self,
         now: u64,
-        req: ReceiptRequest,
-    ) -> Result<Value, SqsError> {
+        req: &ReceiptRequest,
+    ) -> Result<EmptyResponse, SqsError> {
         let uid = self.required_url(&req.queue_url)?;
         self.delete_one(uid, now, req.receipt_handle.as_deref())?;
-        Ok(json!({}))
+        Ok(EmptyResponse)
     }
 
-    pub(super) fn change_message_visibility(
+    pub(super) fn run_change_message_visibility(
         &mut self,
         now: u64,
-        req: ReceiptRequest,
-    ) -> Result<Value, SqsError> {
+        req: &ReceiptRequest,
+    ) -> Result<EmptyResponse, SqsError> {
         let uid = self.required_url(&req.queue_url)?;
         self.change_visibility_one(
             uid,
@@ -139,14 +141,14 @@ impl Engine {
             req.receipt_handle.as_deref(),
             req.visibility_timeout,
         )?;
-        Ok(json!({}))
+        Ok(EmptyResponse)
     }
 
-    pub(super) fn delete_message_batch(
+    pub(super) fn run_delete_message_batch(
         &mut self,
         now: u64,
-        req: ReceiptBatchRequest,
-    ) -> Result<Value, SqsError> {
+        req: &ReceiptBatchRequest,
+    ) -> Result<BatchResponse<BatchResultEntry>, SqsError> {
         self.receipt_batch(
             now,
             req,
@@ -155,11 +157,11 @@ impl Engine {
         )
     }
 
-    pub(super) fn change_message_visibility_batch(
+    pub(super) fn run_change_message_visibility_batch(
         &mut self,
         now: u64,
-        req: ReceiptBatchRequest,
-    ) -> Result<Value, SqsError> {
+        req: &ReceiptBatchRequest,
+    ) -> Result<BatchResponse<BatchResultEntry>, SqsError> {
         self.receipt_batch(
             now,
             req,
@@ -178,24 +180,27 @@ impl Engine {
     fn receipt_batch(
         &mut self,
         now: u64,
-        req: ReceiptBatchRequest,
+        req: &ReceiptBatchRequest,
         entry_shape: &str,
         mut one: impl FnMut(&mut Engine, u64, u64, &ReceiptRequest) -> Result<(), SqsError>,
-    ) -> Result<Value, SqsError> {
+    ) -> Result<BatchResponse<BatchResultEntry>, SqsError> {
         let uid = self.required_url(&req.queue_url)?;
         let entries = req
             .entries
+            .as_deref()
             .ok_or_else(|| SqsError::MissingParameter("Entries".into()))?;
         check_batch_shape(entries.iter().map(|e| e.id.as_deref()), entry_shape)?;
-        let mut successful = Vec::new();
-        let mut failed = Vec::new();
-        for entry in &entries {
+        let mut out = BatchResponse {
+            successful: Vec::with_capacity(entries.len()),
+            failed: Vec::new(),
+        };
+        for entry in entries {
             let id = entry.id.as_deref().unwrap_or_default();
             match one(self, uid, now, entry) {
-                Ok(()) => successful.push(json!({ "Id": id })),
-                Err(e) => failed.push(batch_failure(id, &e)),
+                Ok(()) => out.successful.push(BatchResultEntry { id: id.to_string() }),
+                Err(e) => out.failed.push(BatchResultErrorEntry::new(id, &e)),
             }
         }
-        Ok(batch_result(successful, failed))
+        Ok(out)
     }
 }

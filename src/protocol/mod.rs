@@ -129,14 +129,20 @@ pub enum Protocol {
     Query,
 }
 
+/// Whether `text`, after any leading whitespace, starts with `prefix`, ASCII case ignored.
+fn starts_with_ignore_case(text: &str, prefix: &str) -> bool {
+    text.trim_start()
+        .as_bytes()
+        .get(..prefix.len())
+        .is_some_and(|head| head.eq_ignore_ascii_case(prefix.as_bytes()))
+}
+
 /// JSON when the request names a target or has a JSON content type; Query otherwise.
 pub fn protocol_of(req: &HttpRequest) -> Protocol {
-    let json_type = header(req, "content-type").is_some_and(|t| {
-        t.trim()
-            .to_ascii_lowercase()
-            .starts_with("application/x-amz-json")
-    });
-    if header(req, "x-amz-target").is_some() || json_type {
+    if header(req, "x-amz-target").is_some()
+        || header(req, "content-type")
+            .is_some_and(|t| starts_with_ignore_case(t, "application/x-amz-json"))
+    {
         Protocol::Json
     } else {
         Protocol::Query
@@ -240,11 +246,8 @@ fn run_query<D: Dispatch>(
     let ctx = admit(now, req, opts)?;
     let mut params = query::Params::new();
     query::parse_form_into(&mut params, req.query.as_bytes());
-    let form_body = header(req, "content-type").is_none_or(|t| {
-        t.trim()
-            .to_ascii_lowercase()
-            .starts_with("application/x-www-form-urlencoded")
-    });
+    let form_body = header(req, "content-type")
+        .is_none_or(|t| starts_with_ignore_case(t, "application/x-www-form-urlencoded"));
     if form_body && !req.method.eq_ignore_ascii_case("GET") {
         query::parse_form_into(&mut params, &req.body);
     }
@@ -288,5 +291,37 @@ pub fn handle<D: Dispatch>(
             }
             Err(e) => xml_response(e.http_status(), request_id, xml::error(&e, request_id)),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with_type(content_type: &str) -> HttpRequest {
+        HttpRequest {
+            headers: vec![("Content-Type".into(), content_type.into())],
+            ..HttpRequest::default()
+        }
+    }
+
+    #[test]
+    fn content_type_decides_the_protocol_in_any_case_and_leading_space() {
+        for json in [
+            "application/x-amz-json-1.0",
+            "  Application/X-Amz-JSON-1.0; charset=utf-8",
+        ] {
+            assert_eq!(protocol_of(&with_type(json)), Protocol::Json, "{json}");
+        }
+        for query in [
+            "application/x-www-form-urlencoded",
+            "application/x-amz-jso",
+            "",
+            "é",
+        ] {
+            assert_eq!(protocol_of(&with_type(query)), Protocol::Query, "{query}");
+        }
+        assert!(starts_with_ignore_case(" A/B", "a/b"));
+        assert!(!starts_with_ignore_case("a", "a/b"));
     }
 }

@@ -1,10 +1,9 @@
-//! Values across the boundary: clock readings, constructor options, call context, storage records.
+//! Values across the boundary: clock readings, constructor options, call context, bytes.
 
 use super::error::{range_error, type_error};
-use crate::changes::Changes;
 use crate::context::CallContext;
 use crate::engine::EngineConfig;
-use js_sys::{Array, BigInt, Object, Reflect, Uint8Array};
+use js_sys::{BigInt, Object, Reflect, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 
 /// Largest integer a JS number holds exactly; larger clock readings or seeds would be silently rounded.
@@ -146,48 +145,4 @@ pub fn bytes(value: &JsValue, what: &str) -> Result<Vec<u8>, JsValue> {
     Err(type_error(&format!(
         "{what} must be a Uint8Array or a string"
     )))
-}
-
-/// Storage records from any iterable of `[key: string, value: Uint8Array]` pairs.
-pub fn records(value: &JsValue) -> Result<Vec<(String, Vec<u8>)>, JsValue> {
-    let Some(iter) = js_sys::try_iter(value)? else {
-        return Err(type_error(
-            "records must be an iterable of [string, Uint8Array] pairs",
-        ));
-    };
-    let mut out = Vec::new();
-    for entry in iter {
-        let entry = entry?;
-        let pair = entry
-            .dyn_ref::<Array>()
-            .filter(|a| a.length() == 2)
-            .ok_or_else(|| type_error("each record must be a [string, Uint8Array] pair"))?;
-        let key = pair
-            .get(0)
-            .as_string()
-            .ok_or_else(|| type_error("a record key must be a string"))?;
-        let value = pair
-            .get(1)
-            .dyn_into::<Uint8Array>()
-            .map_err(|_| type_error("a record value must be a Uint8Array"))?;
-        out.push((key, value.to_vec()));
-    }
-    Ok(out)
-}
-
-/// `{ put: [string, Uint8Array][], del: string[] }`, the batch a storage adapter commits.
-pub fn changes(changes: Changes) -> Result<JsValue, JsValue> {
-    let put = Array::new();
-    for (key, value) in changes.put {
-        let pair = Array::of2(&JsValue::from(key), &Uint8Array::from(value.as_slice()));
-        put.push(&pair);
-    }
-    let del = Array::new();
-    for key in changes.del {
-        del.push(&JsValue::from(key));
-    }
-    let out = Object::new();
-    Reflect::set(&out, &JsValue::from_str("put"), &put)?;
-    Reflect::set(&out, &JsValue::from_str("del"), &del)?;
-    Ok(out.into())
 }

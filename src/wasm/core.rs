@@ -5,12 +5,13 @@
 //! with `takeChanges` / `takeEvents` after each call, so a failed storage commit can be handled in
 //! JS before anything is shown to the caller.
 
-use super::error::{restore_error, sqs_error};
+use super::error::{restore_error, sqs_error, type_error};
+use super::packed::{self, Records};
 use super::{convert, http};
 use crate::context::CallContext;
-use crate::error::SqsError;
 use crate::protocol;
 use crate::service::Service;
+use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
 
 /// The engine state of one JS `Engine`.
@@ -24,7 +25,8 @@ pub struct WasqCore {
 
 #[wasm_bindgen]
 impl WasqCore {
-    /// `new WasqCore(options?, records?)`: a fresh engine, or one restored from storage records.
+    /// `new WasqCore(options?, records?)`: a fresh engine, or one restored from storage records
+    /// packed into one `Uint8Array` (the records layout of `packed.rs`).
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue, records: JsValue) -> Result<WasqCore, JsValue> {
         let config = convert::config(&options)?;
@@ -32,8 +34,18 @@ impl WasqCore {
         let service = if records.is_undefined() || records.is_null() {
             Service::new(config)
         } else {
-            let records = convert::records(&records)?;
-            Service::restore(config, records).map_err(|e| restore_error(&e))?
+            let bytes = records
+                .dyn_ref::<Uint8Array>()
+                .ok_or_else(|| type_error("records must be a Uint8Array of packed records"))?
+                .to_vec();
+            let mut records = Records::new(&bytes);
+            let restored = Service::restore(config, &mut records);
+            // A malformed buffer ends the records early, so its reason wins over what the restore
+            // made of the partial list.
+            if let Some(why) = records.error() {
+                return Err(type_error(why));
+            }
+            restored.map_err(|e| restore_error(&e))?
         };
         Ok(WasqCore {
             service,
@@ -59,13 +71,10 @@ impl WasqCore {
     ) -> Result<String, JsValue> {
         let now = convert::now(now)?;
         let ctx = convert::context(&context)?;
-        let params: serde_json::Value = serde_json::from_str(params_json)
-            .map_err(|e| sqs_error(&SqsError::Serialization(e.to_string())))?;
-        let out = self
-            .service
-            .dispatch(now, &ctx, action, params)
-            .map_err(|e| sqs_error(&e))?;
-        Ok(out.to_string())
+        // The typed path for message actions: no serde_json::Value tree either way.
+        self.service
+            .dispatch_json(now, &ctx, action, params_json)
+            .map_err(|e| sqs_error(&e))
     }
 
     /// Answer one HTTP request (AWS JSON 1.0 or Query) through the protocol layer:
@@ -106,10 +115,19 @@ impl WasqCore {
         self.service.next_deadline().map(|d| d as f64)
     }
 
-    /// The durable changes since the last call: `{ put: [key, Uint8Array][], del: key[] }`.
+    /// The durable changes since the last call as one batch buffer (the layout of `packed.rs`),
+    /// or `undefined` when there are none.
     #[wasm_bindgen(js_name = takeChanges)]
-    pub fn take_changes(&mut self) -> Result<JsValue, JsValue> {
-        convert::changes(self.service.take_changes())
+    pub fn take_changes(&mut self) -> Result<Option<Vec<u8>>, JsValue> {
+        packed::encode_changes(&self.service.take_changes())
+            .map_err(|_| type_error("a storage record is 4 GiB or larger"))
+    }
+
+    /// Collect events for `takeEvents` (the default) or not: the wrapper turns this off while no
+    /// one listens, so calls skip formatting events that would be thrown away.
+    #[wasm_bindgen(js_name = setEventFeed)]
+    pub fn set_event_feed(&mut self, on: bool) {
+        self.service.set_event_feed(on);
     }
 
     /// Events since the last call, as a JSON array.

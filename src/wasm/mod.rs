@@ -6,10 +6,12 @@
 //! because the core already speaks `serde_json::Value` and `JSON.parse` is faster than
 //! walking objects through the bindgen boundary.
 
+mod alloc;
 mod convert;
 mod core;
 mod error;
 mod http;
+mod packed;
 mod realism;
 
 pub use self::core::WasqCore;

@@ -123,3 +123,52 @@ test("partitioned FIFO under concurrent senders and receivers: per-group order, 
     await mf.dispose();
   }
 });
+
+test("a move task survives a restart: the directory's alarm resumes it, nothing is lost or moved twice", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "wasq-edge-mt-"));
+  let mf = startWorker({ partitions: 4, persist: dir });
+  try {
+    let sqs = await client(mf);
+    const create = async (name, Attributes) => (await sqs.send(new S.CreateQueueCommand({ QueueName: name, Attributes }))).QueueUrl;
+    const dlq = await create("rd-dlq.fifo", htFifo);
+    const dlqArn = (await sqs.send(new S.GetQueueAttributesCommand({ QueueUrl: dlq, AttributeNames: ["QueueArn"] }))).Attributes.QueueArn;
+    const src = await create("rd-src.fifo", { ...htFifo, VisibilityTimeout: "0", RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: 1 }) });
+    const bodies = Array.from({ length: 10 }, (_, i) => `g${i % 5}-${i}`);
+    for (const [i, body] of bodies.entries()) {
+      await sqs.send(new S.SendMessageCommand({ QueueUrl: src, MessageBody: body, MessageGroupId: `g${i % 5}`, MessageDeduplicationId: `d${i}` }));
+    }
+    const total = async (url) => {
+      const a = (await sqs.send(new S.GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ["All"] }))).Attributes;
+      return Number(a.ApproximateNumberOfMessages) + Number(a.ApproximateNumberOfMessagesNotVisible);
+    };
+    for (let i = 0; i < 40 && (await total(src)) > 0; i++) {
+      await sqs.send(new S.ReceiveMessageCommand({ QueueUrl: src, MaxNumberOfMessages: 10 }));
+    }
+    assert.equal(await total(dlq), 10);
+    await sqs.send(new S.StartMessageMoveTaskCommand({ SourceArn: dlqArn, MaxNumberOfMessagesPerSecond: 2 }));
+    await sleep(1500);
+    const list = async () => (await sqs.send(new S.ListMessageMoveTasksCommand({ SourceArn: dlqArn }))).Results[0];
+    const before = await list();
+    assert.equal(before.Status, "RUNNING");
+    assert.ok(before.ApproximateNumberOfMessagesMoved < 10);
+    await mf.dispose();
+
+    // Nobody calls the directory after the restart until the task is done: only its alarm can move messages.
+    mf = startWorker({ partitions: 4, persist: dir });
+    sqs = await client(mf);
+    await sleep(6500);
+    const after = await list();
+    assert.equal(after.Status, "COMPLETED", JSON.stringify(after));
+    assert.equal(after.ApproximateNumberOfMessagesMoved, 10);
+    assert.equal(await total(dlq), 0);
+    const back = [];
+    for (let i = 0; i < 30 && back.length < 10; i++) {
+      const got = await sqs.send(new S.ReceiveMessageCommand({ QueueUrl: src, MaxNumberOfMessages: 10, VisibilityTimeout: 30 }));
+      back.push(...(got.Messages ?? []).map((m) => m.Body));
+    }
+    assert.deepEqual(back.sort(), [...bodies].sort(), "each message moved exactly once");
+  } finally {
+    await mf.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

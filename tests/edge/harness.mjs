@@ -8,13 +8,17 @@ import { join, resolve } from "node:path";
 export const PKG = resolve(process.env.WASQ_PKG_DIR ?? new URL("../../pkg", import.meta.url).pathname);
 export const CREDENTIALS = { accessKeyId: "test", secretAccessKey: "test" };
 
-/** A Miniflare running the Worker; `persist` is a directory kept across dispose/re-create. */
-export function startWorker({ partitions = 1, persist, bindings = {}, host, port } = {}) {
+/**
+ * A Miniflare running the Worker; `persist` is a directory kept across dispose/re-create (without
+ * it, object storage is miniflare's in-memory SQLite). `pkgDir`/`script` run another entry module
+ * over a copy of the package (the in-workerd benchmark).
+ */
+export function startWorker({ partitions = 1, persist, bindings = {}, host, port, pkgDir = PKG, script = "worker/index.js" } = {}) {
   return new Miniflare({
     ...(port !== undefined ? { host, port } : {}),
     modules: true,
-    scriptPath: join(PKG, "worker/index.js"),
-    modulesRoot: PKG,
+    scriptPath: join(pkgDir, script),
+    modulesRoot: pkgDir,
     modulesRules: [
       { type: "ESModule", include: ["**/*.js"] },
       { type: "CompiledWasm", include: ["**/*.wasm"] },

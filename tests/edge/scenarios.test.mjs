@@ -183,22 +183,6 @@ for (const partitions of [1, 4]) {
       assert.equal(attrs.Attributes.ApproximateNumberOfMessages, "0");
     });
 
-    test("message-move tasks are refused with UnsupportedOperation, not completed having moved nothing", async () => {
-      const dlq = await create("mt-dlq");
-      const dlqArn = (await sqs.send(new S.GetQueueAttributesCommand({ QueueUrl: dlq, AttributeNames: ["QueueArn"] }))).Attributes.QueueArn;
-      await create("mt-src", { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: 1 }) });
-      await sqs.send(new S.SendMessageCommand({ QueueUrl: dlq, MessageBody: "stuck" }));
-      await assert.rejects(sqs.send(new S.StartMessageMoveTaskCommand({ SourceArn: dlqArn })), (e) => {
-        assert.equal(e.name, "UnsupportedOperation");
-        assert.equal(e.$metadata.httpStatusCode, 400);
-        return true;
-      });
-      const listed = await sqs.send(new S.ListMessageMoveTasksCommand({ SourceArn: dlqArn }));
-      assert.equal(listed.Results?.length ?? 0, 0, "no task was recorded");
-      const attrs = await sqs.send(new S.GetQueueAttributesCommand({ QueueUrl: dlq, AttributeNames: ["ApproximateNumberOfMessages"] }));
-      assert.equal(attrs.Attributes.ApproximateNumberOfMessages, "1", "the message stays where it was");
-    });
-
     test("Query protocol (form in, XML out) reaches the same queues", async () => {
       const url = await create("query-q");
       await sqs.send(new S.SendMessageCommand({ QueueUrl: url, MessageBody: "via json" }));

@@ -118,21 +118,38 @@ fn bad_inputs_throw_typed_errors() {
     assert!(not_records.is_instance_of::<js_sys::TypeError>());
 }
 
+/// The records layout from a change batch's puts: (key len, key, value len, value)*.
+fn records_of_batch(batch: &[u8]) -> Vec<u8> {
+    let u32_at = |at: usize| u32::from_le_bytes(batch[at..at + 4].try_into().unwrap()) as usize;
+    let puts = u32_at(0);
+    let mut at = 8;
+    for _ in 0..puts {
+        at += 4 + u32_at(at); // key
+        at += 4 + u32_at(at); // value
+    }
+    batch[8..at].to_vec()
+}
+
 #[wasm_bindgen_test]
 fn changes_restore_the_same_state() {
     let mut core = WasqCore::new(options(Some(2.0)), JsValue::UNDEFINED).unwrap();
     let url = create_queue(&mut core, "kept");
+    let mut records = records_of_batch(&core.take_changes().unwrap().unwrap());
     let params = format!(r#"{{"QueueUrl":"{url}","MessageBody":"persisted"}}"#);
     core.dispatch(NOW, "SendMessage", &params, JsValue::UNDEFINED)
         .unwrap();
-    let changes = core.take_changes().unwrap();
-    let put = Array::from(&get(&changes, "put"));
-    assert!(put.length() > 0);
-    let pair = Array::from(&put.get(0));
-    assert!(pair.get(0).is_string());
-    assert!(pair.get(1).is_instance_of::<Uint8Array>());
+    let batch = core.take_changes().unwrap().unwrap();
+    let puts = u32::from_le_bytes(batch[0..4].try_into().unwrap());
+    assert!(puts > 0);
+    records.extend(records_of_batch(&batch));
+    assert_eq!(
+        core.take_changes().unwrap(),
+        None,
+        "a second take has nothing left"
+    );
 
-    let mut restored = WasqCore::new(options(Some(2.0)), put.into()).unwrap();
+    let packed = Uint8Array::from(records.as_slice());
+    let mut restored = WasqCore::new(options(Some(2.0)), packed.into()).unwrap();
     let got = json(
         &restored
             .dispatch(
@@ -145,6 +162,28 @@ fn changes_restore_the_same_state() {
     );
     let first = Array::from(&get(&got, "Messages")).get(0);
     assert_eq!(get(&first, "Body").as_string().unwrap(), "persisted");
+}
+
+#[wasm_bindgen_test]
+fn malformed_record_buffers_are_refused() {
+    let mut core = WasqCore::new(options(Some(2.0)), JsValue::UNDEFINED).unwrap();
+    create_queue(&mut core, "q");
+    let records = records_of_batch(&core.take_changes().unwrap().unwrap());
+    let cut = Uint8Array::from(&records[..records.len() - 1]);
+    let err = WasqCore::new(options(Some(2.0)), cut.into()).err().unwrap();
+    assert!(err.is_instance_of::<js_sys::TypeError>());
+    let message = String::from(err.dyn_into::<Error>().unwrap().message());
+    assert!(message.contains("cut short"), "{message}");
+    let mut bad_key = records.clone();
+    bad_key[4] = 0xff; // the first byte of the first key
+    let err = WasqCore::new(
+        options(Some(2.0)),
+        Uint8Array::from(bad_key.as_slice()).into(),
+    )
+    .err()
+    .unwrap();
+    let message = String::from(err.dyn_into::<Error>().unwrap().message());
+    assert!(message.contains("not UTF-8"), "{message}");
 }
 
 #[wasm_bindgen_test]

@@ -1,5 +1,6 @@
 // Shared by every adapter: one definition of a well-formed batch, so a bad batch fails
-// identically everywhere and before any adapter has written anything.
+// identically everywhere and before any adapter has written anything; and the packed form of
+// batches and records (below), in which they cross the wasm boundary.
 
 /**
  * Check a `{ put, del }` batch and return it with absent lists normalised to `[]`.
@@ -42,4 +43,112 @@ export function base64ToBytes(text) {
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   return bytes;
+}
+
+// Packed form: storage records and change batches as one byte buffer each, the form in which
+// they cross the wasm boundary (src/wasm/packed.rs reads and writes the same layout). One buffer costs one copy
+// per call, where an array of [key, Uint8Array] pairs costs several boundary calls per record.
+//
+// Layout, every length a little-endian u32, keys UTF-8:
+//   batch    put count, del count, puts as (key len, key, value len, value), dels as (key len, key)
+//   records  (key len, key, value len, value) repeated to the end
+//
+// Adapters see the documented `{ put, del }` batch and `loadAll()` iterable unless they have the
+// package-private methods below, which MemoryStorage (the default) uses to skip the per-record objects.
+
+/** `adapter[COMMIT_PACKED](bytes)`: commit a batch buffer. `bytes` is fresh: it may be kept as is. */
+export const COMMIT_PACKED = Symbol("wasq.commitPacked");
+/** `adapter[LOAD_PACKED]()`: every record as one records buffer (a fresh one). */
+export const LOAD_PACKED = Symbol("wasq.loadPacked");
+
+const decoder = new TextDecoder();
+const encoder = new TextEncoder();
+
+const u32 = (bytes, at) => (bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16) | (bytes[at + 3] << 24)) >>> 0;
+
+/**
+ * Walk a batch buffer: `onPut(key, value, entry)` for each put, then `onDel(key)` for each
+ * delete. `value` and `entry` (the put's bytes in the records layout) are views into `bytes`.
+ * The whole buffer is checked before the first callback, so a malformed one throws having
+ * applied nothing.
+ */
+export function forEachPacked(bytes, onPut, onDel) {
+  // No closures in here: the package build wraps every function to keep its name, which would
+  // cost a defineProperty per call.
+  const end = bytes.length;
+  const puts = u32(bytes, 0);
+  const parts = 2 * puts + u32(bytes, 4);
+  let at = 8;
+  // Past the end u32() reads 0, so a cut-short length still lands beyond `end`.
+  for (let i = 0; i < parts && at <= end; i++) at += 4 + u32(bytes, at);
+  if (end < 8 || at !== end) throw new TypeError("wasq: malformed change batch buffer");
+  at = 8;
+  for (let i = 0; i < puts; i++) {
+    const start = at;
+    const keyEnd = at + 4 + u32(bytes, at);
+    at = keyEnd + 4 + u32(bytes, keyEnd);
+    onPut(decoder.decode(bytes.subarray(start + 4, keyEnd)), bytes.subarray(keyEnd + 4, at), bytes.subarray(start, at));
+  }
+  while (at < end) {
+    const next = at + 4 + u32(bytes, at);
+    onDel(decoder.decode(bytes.subarray(at + 4, next)));
+    at = next;
+  }
+}
+
+/** The documented `{ put: [key, Uint8Array][], del: key[] }` form of a batch buffer. */
+export function unpackBatch(bytes) {
+  const put = [];
+  const del = [];
+  forEachPacked(bytes, (key, value) => put.push([key, value]), (key) => del.push(key));
+  return { put, del };
+}
+
+/**
+ * `[key, Uint8Array]` entries (any iterable: an adapter's loadAll(), a Map) in one fresh records
+ * buffer, or undefined when there are none. Anything but a string key and a Uint8Array value
+ * is a TypeError, as the adapter interface says.
+ */
+export function packRecords(entries) {
+  const parts = [];
+  let size = 0;
+  for (const [key, value] of entries) {
+    if (typeof key !== "string" || !(value instanceof Uint8Array)) {
+      throw new TypeError(`storage loadAll(): record ${parts.length / 2} is not a [string, Uint8Array] pair`);
+    }
+    const keyBytes = encoder.encode(key);
+    parts.push(keyBytes, value);
+    size += 8 + keyBytes.length + value.length;
+  }
+  if (size === 0) return undefined;
+  // The layout is a run of (length, bytes) parts: key, value, key, value, …
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const part of parts) {
+    const n = part.length;
+    out[at] = n;
+    out[at + 1] = n >>> 8;
+    out[at + 2] = n >>> 16;
+    out[at + 3] = n >>> 24;
+    out.set(part, at + 4);
+    at += 4 + n;
+  }
+  return out;
+}
+
+/** The value of one records-layout entry, as a view. */
+export const entryValue = (entry) => entry.subarray(8 + u32(entry, 0));
+
+/** A Map's records-layout entries (its values) concatenated into one buffer, or undefined. */
+export function concatEntries(map) {
+  let size = 0;
+  for (const entry of map.values()) size += entry.length;
+  if (size === 0) return undefined;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const entry of map.values()) {
+    out.set(entry, at);
+    at += entry.length;
+  }
+  return out;
 }

@@ -20,7 +20,10 @@ pub(super) struct Obj(Vec<u8>);
 
 impl Obj {
     pub(super) fn new() -> Self {
-        Obj(vec![b'{'])
+        // Most records (a message's state and content) fit without growing.
+        let mut out = Vec::with_capacity(192);
+        out.push(b'{');
+        Obj(out)
     }
 
     fn key(&mut self, key: &str) -> &mut Vec<u8> {
@@ -34,7 +37,7 @@ impl Obj {
     }
 
     pub(super) fn u64(&mut self, key: &str, v: u64) -> &mut Self {
-        self.key(key).extend_from_slice(v.to_string().as_bytes());
+        push_u64(self.key(key), v);
         self
     }
 
@@ -72,6 +75,23 @@ impl Obj {
         out.push(b'}');
         out
     }
+}
+
+/// Decimal digits without a `String` per number (a state record has six).
+fn push_u64(out: &mut Vec<u8>, mut v: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        if let Some(d) = digits.get_mut(i) {
+            *d = b'0' + (v % 10) as u8;
+        }
+        v /= 10;
+        if v == 0 || i == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(digits.get(i..).unwrap_or_default());
 }
 
 fn push_str(out: &mut Vec<u8>, s: &str) {

@@ -1,0 +1,572 @@
+//! Reading the message actions' requests straight from JSON text, without a `serde_json::Value`.
+//!
+//! This is a fast path, not a second parser with its own rules: it accepts only what it can read
+//! exactly as `serde_json::from_str::<Value>` followed by `params::Params` would (well-formed
+//! JSON, members of the right type, integers that fit an `i64`, no repeated member names). For
+//! anything else it answers `None` and the caller takes the `Value` path, which produces the
+//! error (or the odd reading) itself. So both paths give the same answer for every input, and
+//! the rare inputs cost what they cost before.
+//!
+//! Members that pick the realism throttle's partition without being part of the request (a
+//! `MessageGroupId` where the action has none, `Entries` on a single send) also send the call to
+//! the `Value` path, which reads them as before.
+
+use super::requests::{
+    ReceiptBatchRequest, ReceiptRequest, ReceiveMessageRequest, SendMessageBatchRequest,
+    SendMessageRequest,
+};
+use crate::model::{MessageAttributeValue, MessageAttributes};
+use base64::Engine as _;
+use std::borrow::Cow;
+
+/// Nesting beyond this goes to the `Value` path (serde_json's own limit is 128).
+const MAX_DEPTH: u32 = 64;
+
+struct Reader<'a> {
+    text: &'a str,
+    i: usize,
+    depth: u32,
+}
+
+/// Which members of one object were seen (a repeated name takes the `Value` path, where the
+/// last one wins).
+#[derive(Default)]
+struct Seen(u32);
+
+impl Seen {
+    fn once(&mut self, bit: u32) -> Option<()> {
+        let mask = 1 << bit;
+        if self.0 & mask != 0 {
+            return None;
+        }
+        self.0 |= mask;
+        Some(())
+    }
+}
+
+impl<'a> Reader<'a> {
+    fn byte(&self) -> Option<u8> {
+        self.text.as_bytes().get(self.i).copied()
+    }
+
+    fn peek(&mut self) -> Option<u8> {
+        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.byte() {
+            self.i += 1;
+        }
+        self.byte()
+    }
+
+    fn eat(&mut self, c: u8) -> bool {
+        let hit = self.peek() == Some(c);
+        if hit {
+            self.i += 1;
+        }
+        hit
+    }
+
+    fn word(&mut self, w: &str) -> bool {
+        self.peek();
+        let hit = self
+            .text
+            .as_bytes()
+            .get(self.i..)
+            .is_some_and(|rest| rest.starts_with(w.as_bytes()));
+        if hit {
+            self.i += w.len();
+        }
+        hit
+    }
+
+    fn string(&mut self) -> Option<Cow<'a, str>> {
+        if !self.eat(b'"') {
+            return None;
+        }
+        let start = self.i;
+        loop {
+            match self.byte()? {
+                // Stops only on ASCII bytes, so the slice ends on a character boundary.
+                b'"' => {
+                    let s = self.text.get(start..self.i)?;
+                    self.i += 1;
+                    return Some(Cow::Borrowed(s));
+                }
+                b'\\' => return self.escaped(start).map(Cow::Owned),
+                c if c < 0x20 => return None,
+                _ => self.i += 1,
+            }
+        }
+    }
+
+    fn escaped(&mut self, start: usize) -> Option<String> {
+        let mut out = String::from(self.text.get(start..self.i)?);
+        loop {
+            match self.byte()? {
+                b'"' => {
+                    self.i += 1;
+                    return Some(out);
+                }
+                b'\\' => {
+                    self.i += 1;
+                    let e = self.byte()?;
+                    self.i += 1;
+                    out.push(match e {
+                        b'"' => '"',
+                        b'\\' => '\\',
+                        b'/' => '/',
+                        b'b' => '\u{8}',
+                        b'f' => '\u{c}',
+                        b'n' => '\n',
+                        b'r' => '\r',
+                        b't' => '\t',
+                        b'u' => self.unicode()?,
+                        _ => return None,
+                    });
+                }
+                c if c < 0x20 => return None,
+                _ => {
+                    let run = self.i;
+                    while self
+                        .byte()
+                        .is_some_and(|c| c >= 0x20 && c != b'"' && c != b'\\')
+                    {
+                        self.i += 1;
+                    }
+                    out.push_str(self.text.get(run..self.i)?);
+                }
+            }
+        }
+    }
+
+    fn hex4(&mut self) -> Option<u32> {
+        let digits = self.text.get(self.i..self.i + 4)?;
+        if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        self.i += 4;
+        u32::from_str_radix(digits, 16).ok()
+    }
+
+    /// After `\u`: one scalar, a surrogate pair joined; a lone surrogate is left to serde_json.
+    fn unicode(&mut self) -> Option<char> {
+        let hi = self.hex4()?;
+        if (0xdc00..0xe000).contains(&hi) {
+            return None;
+        }
+        if !(0xd800..0xdc00).contains(&hi) {
+            return char::from_u32(hi);
+        }
+        if self.text.as_bytes().get(self.i..self.i + 2) != Some(b"\\u") {
+            return None;
+        }
+        self.i += 2;
+        let lo = self.hex4()?;
+        if !(0xdc00..0xe000).contains(&lo) {
+            return None;
+        }
+        char::from_u32(0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00))
+    }
+
+    /// An integer as serde_json reads one into an `i64`-representable number. Fractions,
+    /// exponents, `-0` (a float to serde_json) and anything out of range are not taken.
+    fn int(&mut self) -> Option<i64> {
+        self.peek();
+        let neg = self.byte() == Some(b'-');
+        if neg {
+            self.i += 1;
+        }
+        let start = self.i;
+        let mut v: i64 = 0;
+        while let Some(c @ b'0'..=b'9') = self.byte() {
+            let d = i64::from(c - b'0');
+            v = v.checked_mul(10)?;
+            v = if neg {
+                v.checked_sub(d)?
+            } else {
+                v.checked_add(d)?
+            };
+            self.i += 1;
+        }
+        let digits = self.i - start;
+        let leading_zero = self.text.as_bytes().get(start) == Some(&b'0');
+        if digits == 0
+            || (leading_zero && (digits > 1 || neg))
+            || matches!(self.byte(), Some(b'.' | b'e' | b'E'))
+        {
+            return None;
+        }
+        Some(v)
+    }
+
+    fn open(&mut self, c: u8) -> Option<()> {
+        if !self.eat(c) {
+            return None;
+        }
+        self.depth += 1;
+        (self.depth <= MAX_DEPTH).then_some(())
+    }
+
+    /// The next member name of an object opened with `open(b'{')`, or `None` inside the `Some`
+    /// at its end.
+    fn next_key(&mut self, first: &mut bool) -> Option<Option<Cow<'a, str>>> {
+        if self.eat(b'}') {
+            self.depth -= 1;
+            return Some(None);
+        }
+        if !std::mem::take(first) && !self.eat(b',') {
+            return None;
+        }
+        let key = self.string()?;
+        self.eat(b':').then_some(Some(key))
+    }
+
+    /// Whether another item follows in a list opened with `open(b'[')`.
+    fn next_item(&mut self, first: &mut bool) -> Option<bool> {
+        if self.eat(b']') {
+            self.depth -= 1;
+            return Some(false);
+        }
+        if !std::mem::take(first) && !self.eat(b',') {
+            return None;
+        }
+        Some(true)
+    }
+
+    /// Step over a value nobody reads (it must still be well-formed).
+    fn skip(&mut self) -> Option<()> {
+        match self.peek()? {
+            b'"' => self.string().map(drop),
+            b'{' => {
+                self.open(b'{')?;
+                let mut first = true;
+                while self.next_key(&mut first)?.is_some() {
+                    self.skip()?;
+                }
+                Some(())
+            }
+            b'[' => {
+                self.open(b'[')?;
+                let mut first = true;
+                while self.next_item(&mut first)? {
+                    self.skip()?;
+                }
+                Some(())
+            }
+            b't' => self.word("true").then_some(()),
+            b'f' => self.word("false").then_some(()),
+            b'n' => self.word("null").then_some(()),
+            _ => self.int().map(drop),
+        }
+    }
+
+    // The `opt_*` readers: `null` is an absent member, as `Params` reads it.
+
+    fn opt_str(&mut self) -> Option<Option<String>> {
+        if self.word("null") {
+            return Some(None);
+        }
+        self.string().map(|s| Some(s.into_owned()))
+    }
+
+    fn opt_int(&mut self) -> Option<Option<i64>> {
+        if self.word("null") {
+            return Some(None);
+        }
+        self.int().map(Some)
+    }
+
+    fn opt_str_list(&mut self) -> Option<Option<Vec<String>>> {
+        if self.word("null") {
+            return Some(None);
+        }
+        self.open(b'[')?;
+        let mut out = Vec::new();
+        let mut first = true;
+        while self.next_item(&mut first)? {
+            out.push(self.string()?.into_owned());
+        }
+        Some(Some(out))
+    }
+
+    fn opt_attributes(&mut self) -> Option<Option<MessageAttributes>> {
+        if self.word("null") {
+            return Some(None);
+        }
+        self.open(b'{')?;
+        let mut out = MessageAttributes::new();
+        let mut first = true;
+        while let Some(name) = self.next_key(&mut first)? {
+            let value = self.attribute()?;
+            if out.insert(name.into_owned(), value).is_some() {
+                return None;
+            }
+        }
+        Some(Some(out))
+    }
+
+    fn attribute(&mut self) -> Option<MessageAttributeValue> {
+        let b64 = &base64::engine::general_purpose::STANDARD;
+        let decode = |s: String| b64.decode(s.as_bytes()).ok();
+        self.open(b'{')?;
+        let mut v = MessageAttributeValue::default();
+        let mut seen = Seen::default();
+        let mut first = true;
+        while let Some(key) = self.next_key(&mut first)? {
+            match &*key {
+                "DataType" => {
+                    seen.once(0)?;
+                    v.data_type = self.opt_str()?.unwrap_or_default();
+                }
+                "StringValue" => {
+                    seen.once(1)?;
+                    v.string_value = self.opt_str()?;
+                }
+                "BinaryValue" => {
+                    seen.once(2)?;
+                    v.binary_value = match self.opt_str()? {
+                        Some(s) => Some(decode(s)?),
+                        None => None,
+                    };
+                }
+                "StringListValues" => {
+                    seen.once(3)?;
+                    v.string_list_values = self.opt_str_list()?.unwrap_or_default();
+                }
+                "BinaryListValues" => {
+                    seen.once(4)?;
+                    v.binary_list_values = self
+                        .opt_str_list()?
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(decode)
+                        .collect::<Option<_>>()?;
+                }
+                _ => self.skip()?,
+            }
+        }
+        Some(v)
+    }
+
+    /// Whether a list of batch entries follows (`null`: absent); entries are then read with
+    /// `next_item`.
+    fn opt_list(&mut self) -> Option<bool> {
+        if self.word("null") {
+            return Some(false);
+        }
+        self.open(b'[')?;
+        Some(true)
+    }
+
+    fn send(&mut self, top: bool) -> Option<SendMessageRequest> {
+        self.open(b'{')?;
+        let mut req = SendMessageRequest::default();
+        let mut seen = Seen::default();
+        let mut first = true;
+        while let Some(key) = self.next_key(&mut first)? {
+            match &*key {
+                "QueueUrl" => {
+                    seen.once(0)?;
+                    req.queue_url = self.opt_str()?;
+                }
+                "Id" => {
+                    seen.once(1)?;
+                    req.id = self.opt_str()?;
+                }
+                "MessageBody" => {
+                    seen.once(2)?;
+                    req.message_body = self.opt_str()?;
+                }
+                "DelaySeconds" => {
+                    seen.once(3)?;
+                    req.delay_seconds = self.opt_int()?;
+                }
+                "MessageAttributes" => {
+                    seen.once(4)?;
+                    req.message_attributes = self.opt_attributes()?;
+                }
+                "MessageSystemAttributes" => {
+                    seen.once(5)?;
+                    req.message_system_attributes = self.opt_attributes()?;
+                }
+                "MessageDeduplicationId" => {
+                    seen.once(6)?;
+                    req.message_deduplication_id = self.opt_str()?;
+                }
+                "MessageGroupId" => {
+                    seen.once(7)?;
+                    req.message_group_id = self.opt_str()?;
+                }
+                "Entries" if top => return None,
+                _ => self.skip()?,
+            }
+        }
+        Some(req)
+    }
+
+    fn send_batch(&mut self) -> Option<SendMessageBatchRequest> {
+        self.open(b'{')?;
+        let mut req = SendMessageBatchRequest::default();
+        let mut seen = Seen::default();
+        let mut first = true;
+        while let Some(key) = self.next_key(&mut first)? {
+            match &*key {
+                "QueueUrl" => {
+                    seen.once(0)?;
+                    req.queue_url = self.opt_str()?;
+                }
+                "Entries" => {
+                    seen.once(1)?;
+                    if self.opt_list()? {
+                        let mut entries = Vec::new();
+                        let mut first = true;
+                        while self.next_item(&mut first)? {
+                            entries.push(self.send(false)?);
+                        }
+                        req.entries = Some(entries);
+                    }
+                }
+                "MessageGroupId" => return None,
+                _ => self.skip()?,
+            }
+        }
+        Some(req)
+    }
+
+    fn receive(&mut self) -> Option<ReceiveMessageRequest> {
+        self.open(b'{')?;
+        let mut req = ReceiveMessageRequest::default();
+        let mut seen = Seen::default();
+        let mut first = true;
+        while let Some(key) = self.next_key(&mut first)? {
+            match &*key {
+                "QueueUrl" => {
+                    seen.once(0)?;
+                    req.queue_url = self.opt_str()?;
+                }
+                "AttributeNames" => {
+                    seen.once(1)?;
+                    req.attribute_names = self.opt_str_list()?;
+                }
+                "MessageSystemAttributeNames" => {
+                    seen.once(2)?;
+                    req.message_system_attribute_names = self.opt_str_list()?;
+                }
+                "MessageAttributeNames" => {
+                    seen.once(3)?;
+                    req.message_attribute_names = self.opt_str_list()?;
+                }
+                "MaxNumberOfMessages" => {
+                    seen.once(4)?;
+                    req.max_number_of_messages = self.opt_int()?;
+                }
+                "VisibilityTimeout" => {
+                    seen.once(5)?;
+                    req.visibility_timeout = self.opt_int()?;
+                }
+                "WaitTimeSeconds" => {
+                    seen.once(6)?;
+                    req.wait_time_seconds = self.opt_int()?;
+                }
+                "ReceiveRequestAttemptId" => {
+                    seen.once(7)?;
+                    req.receive_request_attempt_id = self.opt_str()?;
+                }
+                "MessageGroupId" | "Entries" => return None,
+                _ => self.skip()?,
+            }
+        }
+        Some(req)
+    }
+
+    fn receipt(&mut self, top: bool) -> Option<ReceiptRequest> {
+        self.open(b'{')?;
+        let mut req = ReceiptRequest::default();
+        let mut seen = Seen::default();
+        let mut first = true;
+        while let Some(key) = self.next_key(&mut first)? {
+            match &*key {
+                "QueueUrl" => {
+                    seen.once(0)?;
+                    req.queue_url = self.opt_str()?;
+                }
+                "Id" => {
+                    seen.once(1)?;
+                    req.id = self.opt_str()?;
+                }
+                "ReceiptHandle" => {
+                    seen.once(2)?;
+                    req.receipt_handle = self.opt_str()?;
+                }
+                "VisibilityTimeout" => {
+                    seen.once(3)?;
+                    req.visibility_timeout = self.opt_int()?;
+                }
+                "MessageGroupId" => return None,
+                "Entries" if top => return None,
+                _ => self.skip()?,
+            }
+        }
+        Some(req)
+    }
+
+    fn receipt_batch(&mut self) -> Option<ReceiptBatchRequest> {
+        self.open(b'{')?;
+        let mut req = ReceiptBatchRequest::default();
+        let mut seen = Seen::default();
+        let mut first = true;
+        while let Some(key) = self.next_key(&mut first)? {
+            match &*key {
+                "QueueUrl" => {
+                    seen.once(0)?;
+                    req.queue_url = self.opt_str()?;
+                }
+                "Entries" => {
+                    seen.once(1)?;
+                    if self.opt_list()? {
+                        let mut entries = Vec::new();
+                        let mut first = true;
+                        while self.next_item(&mut first)? {
+                            entries.push(self.receipt(false)?);
+                        }
+                        req.entries = Some(entries);
+                    }
+                }
+                "MessageGroupId" => return None,
+                _ => self.skip()?,
+            }
+        }
+        Some(req)
+    }
+}
+
+/// A message action's request read from its JSON text; `None`: take the `Value` path.
+pub(crate) enum Request {
+    Send(SendMessageRequest),
+    SendBatch(SendMessageBatchRequest),
+    Receive(ReceiveMessageRequest),
+    Delete(ReceiptRequest),
+    DeleteBatch(ReceiptBatchRequest),
+    ChangeVisibility(ReceiptRequest),
+    ChangeVisibilityBatch(ReceiptBatchRequest),
+}
+
+pub(crate) fn read(action: &str, text: &str) -> Option<Request> {
+    let mut r = Reader {
+        text,
+        i: 0,
+        depth: 0,
+    };
+    // One reader call per action and no generic helper around them: in the wasm, every
+    // instantiation is code shipped.
+    let req = match action {
+        "SendMessage" => Request::Send(r.send(true)?),
+        "SendMessageBatch" => Request::SendBatch(r.send_batch()?),
+        "ReceiveMessage" => Request::Receive(r.receive()?),
+        "DeleteMessage" => Request::Delete(r.receipt(true)?),
+        "DeleteMessageBatch" => Request::DeleteBatch(r.receipt_batch()?),
+        "ChangeMessageVisibility" => Request::ChangeVisibility(r.receipt(true)?),
+        "ChangeMessageVisibilityBatch" => Request::ChangeVisibilityBatch(r.receipt_batch()?),
+        _ => return None,
+    };
+    // Only whitespace may follow the object.
+    r.peek().is_none().then_some(req)
+}

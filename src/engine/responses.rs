@@ -1,0 +1,261 @@
+//! Typed responses of the message actions, with SQS's member names (as Rust fields).
+//!
+//! Each writes itself as AWS JSON 1.0 text (`to_json`); `Engine::dispatch` reads that text back
+//! into a `serde_json::Value`, so the two entry points cannot drift apart and the wasm carries
+//! one encoder per response instead of two.
+
+use super::json_out::{list, string, Obj};
+use crate::error::SqsError;
+use crate::model::{MessageAttributeValue, MessageAttributes};
+use base64::Engine as _;
+use std::collections::BTreeMap;
+
+/// A response that can be written as AWS JSON 1.0.
+pub trait JsonResponse {
+    /// Append the response's JSON text (what `serde_json::Value::to_string` gives for it).
+    fn write_json(&self, out: &mut String);
+
+    /// The response's JSON text.
+    fn to_json(&self) -> String {
+        let mut out = String::with_capacity(128);
+        self.write_json(&mut out);
+        out
+    }
+}
+
+/// The response of an action without output (DeleteMessage, ChangeMessageVisibility): `{}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EmptyResponse;
+
+impl JsonResponse for EmptyResponse {
+    fn write_json(&self, out: &mut String) {
+        out.push_str("{}");
+    }
+}
+
+/// SendMessage's result.
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SendMessageResponse {
+    pub message_id: String,
+    pub md5_of_message_body: String,
+    pub md5_of_message_attributes: Option<String>,
+    pub md5_of_message_system_attributes: Option<String>,
+    /// FIFO queues only.
+    pub sequence_number: Option<String>,
+}
+
+impl SendMessageResponse {
+    fn write_members(&self, o: &mut Obj<'_>) {
+        o.opt(
+            "MD5OfMessageAttributes",
+            self.md5_of_message_attributes.as_deref(),
+        );
+        o.str("MD5OfMessageBody", &self.md5_of_message_body);
+        o.opt(
+            "MD5OfMessageSystemAttributes",
+            self.md5_of_message_system_attributes.as_deref(),
+        );
+        o.str("MessageId", &self.message_id);
+        o.opt("SequenceNumber", self.sequence_number.as_deref());
+    }
+}
+
+impl JsonResponse for SendMessageResponse {
+    fn write_json(&self, out: &mut String) {
+        let mut o = Obj::new(out);
+        self.write_members(&mut o);
+        o.end();
+    }
+}
+
+/// One `Successful` entry of SendMessageBatch: the entry's `Id` and what SendMessage answers.
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SendMessageBatchResultEntry {
+    pub id: String,
+    pub result: SendMessageResponse,
+}
+
+/// `BatchResultErrorEntry`: an entry of a batch that failed on its own.
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BatchResultErrorEntry {
+    pub id: String,
+    pub sender_fault: bool,
+    pub code: String,
+    pub message: String,
+}
+
+impl BatchResultErrorEntry {
+    pub(crate) fn new(id: &str, e: &SqsError) -> Self {
+        BatchResultErrorEntry {
+            id: id.to_string(),
+            sender_fault: true,
+            code: e.batch_entry_code().to_string(),
+            message: e.message(),
+        }
+    }
+
+    fn write_json(&self, out: &mut String) {
+        let mut o = Obj::new(out);
+        o.str("Code", &self.code);
+        o.str("Id", &self.id);
+        o.str("Message", &self.message);
+        o.key("SenderFault")
+            .push_str(if self.sender_fault { "true" } else { "false" });
+        o.end();
+    }
+}
+
+/// `{Successful, Failed}` of a batch action; an empty list is omitted, as AWS does (spec §1.1).
+#[allow(missing_docs)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BatchResponse<T> {
+    pub successful: Vec<T>,
+    pub failed: Vec<BatchResultErrorEntry>,
+}
+
+impl<T> Default for BatchResponse<T> {
+    fn default() -> Self {
+        BatchResponse {
+            successful: Vec::new(),
+            failed: Vec::new(),
+        }
+    }
+}
+
+/// A `Successful` entry that carries only the entry's `Id` (delete and visibility batches).
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BatchResultEntry {
+    pub id: String,
+}
+
+/// SendMessageBatch's result.
+pub type SendMessageBatchResponse = BatchResponse<SendMessageBatchResultEntry>;
+/// DeleteMessageBatch's result.
+pub type DeleteMessageBatchResponse = BatchResponse<BatchResultEntry>;
+/// ChangeMessageVisibilityBatch's result.
+pub type ChangeMessageVisibilityBatchResponse = BatchResponse<BatchResultEntry>;
+
+fn write_batch<T>(out: &mut String, b: &BatchResponse<T>, mut entry: impl FnMut(&mut String, &T)) {
+    let mut o = Obj::new(out);
+    if !b.failed.is_empty() {
+        list(o.key("Failed"), &b.failed, |out, f| f.write_json(out));
+    }
+    if !b.successful.is_empty() {
+        list(o.key("Successful"), &b.successful, |out, s| entry(out, s));
+    }
+    o.end();
+}
+
+impl JsonResponse for SendMessageBatchResponse {
+    fn write_json(&self, out: &mut String) {
+        write_batch(out, self, |out, s| {
+            let mut o = Obj::new(out);
+            o.str("Id", &s.id);
+            s.result.write_members(&mut o);
+            o.end();
+        });
+    }
+}
+
+impl JsonResponse for DeleteMessageBatchResponse {
+    fn write_json(&self, out: &mut String) {
+        write_batch(out, self, |out, s| {
+            let mut o = Obj::new(out);
+            o.str("Id", &s.id);
+            o.end();
+        });
+    }
+}
+
+/// One message of a ReceiveMessage result.
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReceivedMessage {
+    pub message_id: String,
+    pub receipt_handle: String,
+    pub md5_of_body: String,
+    pub body: String,
+    /// The system attributes asked for (`Attributes` on the wire), by name.
+    pub attributes: BTreeMap<String, String>,
+    /// Present when message attributes were asked for and at least one was selected.
+    pub md5_of_message_attributes: Option<String>,
+    pub message_attributes: MessageAttributes,
+}
+
+/// ReceiveMessage's result (an empty list is omitted on the wire).
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReceiveMessageResponse {
+    pub messages: Vec<ReceivedMessage>,
+}
+
+impl JsonResponse for ReceiveMessageResponse {
+    fn write_json(&self, out: &mut String) {
+        let mut o = Obj::new(out);
+        if !self.messages.is_empty() {
+            list(o.key("Messages"), &self.messages, |out, m| {
+                m.write_json(out)
+            });
+        }
+        o.end();
+    }
+}
+
+impl ReceivedMessage {
+    fn write_json(&self, out: &mut String) {
+        let mut o = Obj::new(out);
+        if !self.attributes.is_empty() {
+            let mut a = Obj::new(o.key("Attributes"));
+            for (k, v) in &self.attributes {
+                a.str(k, v);
+            }
+            a.end();
+        }
+        o.str("Body", &self.body);
+        o.str("MD5OfBody", &self.md5_of_body);
+        o.opt(
+            "MD5OfMessageAttributes",
+            self.md5_of_message_attributes.as_deref(),
+        );
+        if !self.message_attributes.is_empty() {
+            let mut a = Obj::new(o.key("MessageAttributes"));
+            for (k, v) in &self.message_attributes {
+                write_attribute(a.key(k), v);
+            }
+            a.end();
+        }
+        o.str("MessageId", &self.message_id);
+        o.str("ReceiptHandle", &self.receipt_handle);
+        o.end();
+    }
+}
+
+/// A `MessageAttributeValue` as AWS JSON 1.0 renders it (binary values in base64).
+fn write_attribute(out: &mut String, v: &MessageAttributeValue) {
+    let b64 = &base64::engine::general_purpose::STANDARD;
+    let mut o = Obj::new(out);
+    if !v.binary_list_values.is_empty() {
+        list(
+            o.key("BinaryListValues"),
+            &v.binary_list_values,
+            |out, b| string(out, &b64.encode(b)),
+        );
+    }
+    if let Some(b) = &v.binary_value {
+        o.str("BinaryValue", &b64.encode(b));
+    }
+    o.str("DataType", &v.data_type);
+    if !v.string_list_values.is_empty() {
+        list(
+            o.key("StringListValues"),
+            &v.string_list_values,
+            |out, s| string(out, s),
+        );
+    }
+    o.opt("StringValue", v.string_value.as_deref());
+    o.end();
+}
