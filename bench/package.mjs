@@ -5,8 +5,11 @@
 //   node --expose-gc bench/package.mjs [--pkg DIR] [--seconds S] [--no-sdk]
 //
 // Layers (each adds to the one before):
-//   core          WasqCore.dispatch: JSON text in and out, then takeChanges/takeEvents per call
-//   engine-manual Engine.dispatch with ManualClock and MemoryStorage (clock read, commit, events)
+//   core          WasqCore.dispatch: JSON text in and out, then what the Engine drains per call
+//                 with no event listener (takeChanges; takeEvents too in builds whose core has
+//                 no event feed switch, which always collected events)
+//   engine-manual Engine.dispatch with ManualClock and MemoryStorage (clock read, commit)
+//   engine-events the same with one "event" listener (events collected, encoded and delivered)
 //   engine-system Engine.dispatch with SystemClock (adds re-arming the one setTimeout)
 //   sdk           @aws-sdk/client-sqs through createRequestHandler (signing, HTTP shape, MD5 checks)
 //
@@ -113,19 +116,23 @@ emit({
 /** A layer: `call(action, params)` returning the parsed response; `async` for the SDK. */
 function coreLayer() {
   const core = new WasqCore({ seed: 1 }, undefined);
+  const feedSwitch = typeof core.setEventFeed === "function";
+  if (feedSwitch) core.setEventFeed(false);
   return {
     call(action, params) {
       const out = JSON.parse(core.dispatch(START, action, JSON.stringify(params), undefined));
       core.takeChanges();
-      core.takeEvents();
+      if (!feedSwitch) core.takeEvents();
       return out;
     },
     close: () => core.free(),
   };
 }
 
-function engineLayer(clock) {
+function engineLayer(clock, { listen = false } = {}) {
   const engine = new Engine({ clock, storage: new MemoryStorage(), seed: 1 });
+  let events = 0;
+  if (listen) engine.on("event", () => events++);
   return { call: (action, params) => engine.dispatch(action, params), close: () => engine.close() };
 }
 
@@ -214,6 +221,7 @@ async function rate(layer, cycle, seconds) {
 const layers = [
   ["core", () => coreLayer()],
   ["engine-manual", () => engineLayer(new ManualClock(START))],
+  ["engine-events", () => engineLayer(new ManualClock(START), { listen: true })],
   ["engine-system", () => engineLayer(new SystemClock())],
 ];
 if (SDK) layers.push(["sdk", () => sdkLayer()]);

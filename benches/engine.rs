@@ -5,7 +5,7 @@
 //! Setup (filling queues) is outside the timed loops; short measurement times keep a full
 //! `cargo bench` run to a few minutes on a 2-core machine.
 
-use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
+use criterion::{criterion_group, BatchSize, BenchmarkId, Criterion, Throughput};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::hint::black_box;
@@ -413,4 +413,42 @@ criterion_group! {
         .measurement_time(Duration::from_secs(2));
     targets = cycles, receive_scaling, restore
 }
-criterion_main!(benches);
+
+/// `WASQ_FIXED_CYCLES=<n> WASQ_PATH=<dispatch|typed|json> WASQ_CONFIG=<persist+observe|persist
+/// only|in-memory>`: run exactly n batched cycles on one path and exit, for
+/// `perf stat -e instructions:u`. Instruction counts do not depend on what else the shared
+/// machine runs, so paths compare cleanly when wall-clock figures swing by ±30 %.
+fn fixed_cycles(n: usize) {
+    let (persist, observe) = match std::env::var("WASQ_CONFIG").as_deref() {
+        Ok("in-memory") => (false, false),
+        Ok("persist only") => (true, false),
+        _ => (true, true),
+    };
+    let mut svc = Service::new(config(persist, observe));
+    create(&mut svc, false);
+    let send = send_batch_params(STD_URL, 0, None);
+    let receive = json!({"QueueUrl": STD_URL, "MaxNumberOfMessages": 10});
+    let typed_send = typed_send_batch();
+    let (send_text, receive_text) = (send.to_string(), receive.to_string());
+    let path = std::env::var("WASQ_PATH").unwrap_or_default();
+    for _ in 0..n {
+        match path.as_str() {
+            "typed" => typed_batch_cycle(&mut svc, &typed_send),
+            "json" => json_batch_cycle(&mut svc, &send_text, &receive_text),
+            "none" => {}
+            _ => batch_cycle(&mut svc, &send, &receive),
+        }
+    }
+}
+
+fn main() {
+    if let Some(n) = std::env::var("WASQ_FIXED_CYCLES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+    {
+        fixed_cycles(n);
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -94,7 +94,8 @@ export class DurableObjectStorage implements Storage {
 
 export interface EngineOptions {
   clock?: Clock;
-  storage?: Storage;
+  /** Default MemoryStorage. null: no storage — nothing is kept across a restart, nothing is committed. */
+  storage?: Storage | null;
   /** Message ids and receipt handles derive from it; drawn at random when absent. */
   seed?: number | bigint;
   region?: string;

@@ -5,16 +5,19 @@
 # Prints medians per figure and the wasm/native ratios; raw samples go to
 # target/bench-package.jsonl.
 #
-#   scripts/bench-package.sh [--rounds N] [--seconds S] [--no-build] [--no-sdk]
+#   scripts/bench-package.sh [--rounds N] [--seconds S] [--no-build] [--no-sdk] [--baseline DIR]
 #
 # It benchmarks a snapshot of pkg/ (copied after building) so that another build of pkg/ during
-# the run cannot change what is measured half-way.
+# the run cannot change what is measured half-way. --baseline DIR also runs the Node bench on
+# another built package (say, a copy of pkg/ from before a change) in every round, right after
+# the current one, and the summary shows both side by side.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 rounds=3
 seconds=2
 build=1
+baseline=""
 node_flags=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -22,6 +25,7 @@ while [[ $# -gt 0 ]]; do
     --seconds) seconds="$2"; shift 2 ;;
     --no-build) build=0; shift ;;
     --no-sdk) node_flags+=(--no-sdk); shift ;;
+    --baseline) baseline="$2"; shift 2 ;;
     *) echo "bench-package: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -33,6 +37,15 @@ readonly SNAP=target/bench-package/pkg
 rm -rf "$SNAP"
 mkdir -p "$(dirname "$SNAP")"
 cp -R pkg "$SNAP"
+readonly BASE_SNAP=target/bench-package/pkg-baseline
+rm -rf "$BASE_SNAP"
+if [[ -n "$baseline" ]]; then
+  if [[ ! -f "$baseline/entry/node.js" ]]; then
+    echo "bench-package: --baseline $baseline is not a built package (no entry/node.js)" >&2
+    exit 2
+  fi
+  cp -R "$baseline" "$BASE_SNAP"
+fi
 
 # The bench binary's path, so that rounds run it directly instead of through cargo. Its own
 # target dir: the shared one's lock is often held by other builds and tests for minutes.
@@ -65,6 +78,11 @@ for round in $(seq 1 "$rounds"); do
   # NODE_NO_WARNINGS: the AWS SDK warns about Node 20 on every load.
   NODE_NO_WARNINGS=1 node --expose-gc bench/package.mjs --pkg "$SNAP" --seconds "$seconds" \
     "${node_flags[@]}" | sed "s/^{/{\"round\":$round,/" >>"$OUT"
+  if [[ -n "$baseline" ]]; then
+    echo "bench-package: round $round/$rounds: baseline package in Node"
+    NODE_NO_WARNINGS=1 node --expose-gc bench/package.mjs --pkg "$BASE_SNAP" --seconds "$seconds" \
+      "${node_flags[@]}" | sed -e "s/^{/{\"round\":$round,/" -e 's/"side":"wasm"/"side":"baseline"/' >>"$OUT"
+  fi
 done
 
 node --input-type=module - "$OUT" <<'JS'
@@ -78,38 +96,46 @@ const median = (xs) => {
 const pick = (filter, field) => median(rows.filter((r) => Object.entries(filter).every(([k, v]) => r[k] === v)).map((r) => r[field]));
 const n = (x, d = 0) => x.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
 const rounds = new Set(rows.map((r) => r.round)).size;
+const base = rows.some((r) => r.side === "baseline");
 console.log(`\nMedians of ${rounds} rounds (messages/s; ratio = wasm layer ÷ native core layer)\n`);
 const targets = { single: 250_000, batch10: 1_000_000 };
 for (const workload of ["single", "batch10"]) {
   const nativeCore = pick({ side: "native", bench: "cycle", workload, layer: "core" }, "messages_per_s");
   console.log(`${workload} cycle (target ≥ ${n(targets[workload])} messages/s through the package)`);
-  console.log("| layer | messages/s | × native core |");
-  console.log("|---|---:|---:|");
+  console.log(`| layer |${base ? " baseline |" : ""} messages/s | × native core |${base ? " × baseline |" : ""}`);
+  console.log(`|---|${base ? "---:|" : ""}---:|---:|${base ? "---:|" : ""}`);
   for (const layer of ["service", "core"]) {
     const v = pick({ side: "native", bench: "cycle", workload, layer }, "messages_per_s");
-    console.log(`| native ${layer} | ${n(v)} | ${(v / nativeCore).toFixed(2)} |`);
+    console.log(`| native ${layer} |${base ? " |" : ""} ${n(v)} | ${(v / nativeCore).toFixed(2)} |${base ? " |" : ""}`);
   }
-  for (const layer of ["core", "engine-manual", "engine-system", "sdk"]) {
+  for (const layer of ["core", "engine-manual", "engine-events", "engine-system", "sdk"]) {
     const v = pick({ side: "wasm", bench: "cycle", workload, layer }, "messages_per_s");
-    if (Number.isNaN(v)) continue;
-    console.log(`| wasm ${layer} | ${n(v)} | ${(v / nativeCore).toFixed(2)} |`);
+    const b = pick({ side: "baseline", bench: "cycle", workload, layer }, "messages_per_s");
+    if (Number.isNaN(v) && Number.isNaN(b)) continue;
+    const was = base ? ` ${Number.isNaN(b) ? "—" : n(b)} |` : "";
+    const ratio = base ? ` ${Number.isNaN(b) || Number.isNaN(v) ? "—" : (v / b).toFixed(2)} |` : "";
+    console.log(`| wasm ${layer} |${was} ${Number.isNaN(v) ? "—" : n(v)} | ${(v / nativeCore).toFixed(2)} |${ratio}`);
   }
   const engine = pick({ side: "wasm", bench: "cycle", workload, layer: "engine-manual" }, "messages_per_s");
   console.log(`target: ${engine >= targets[workload] ? "met" : "NOT MET"} (Engine.dispatch, ManualClock)\n`);
 }
-const r = (f) => pick({ side: "wasm", bench: "restore" }, f);
+const r = (f, side = "wasm") => pick({ side, bench: "restore" }, f);
 const total = r("total_ms");
+// With a baseline, every wasm row shows "baseline → current".
+const both = (f, digits, bench = "restore") => {
+  const now = pick({ side: "wasm", bench }, f);
+  return base ? `${n(pick({ side: "baseline", bench }, f), digits)} → ${n(now, digits)}` : n(now, digits);
+};
 console.log("instantiate + recover 100,000 stored messages (target < 300 ms)");
-console.log(`| wasm instantiate | ${n(r("instantiate_ms"), 1)} ms |`);
-console.log(`| wasm first recover (new Engine over MemoryStorage) | ${n(r("first_restore_ms"), 1)} ms |`);
-console.log(`| wasm recover, median of 5 in one process | ${n(r("restore_ms"), 1)} ms |`);
-console.log(`| wasm instantiate + first recover | ${n(total, 1)} ms |`);
+console.log(`| wasm instantiate | ${both("instantiate_ms", 1)} ms |`);
+console.log(`| wasm first recover (new Engine over MemoryStorage) | ${both("first_restore_ms", 1)} ms |`);
+console.log(`| wasm recover, median of 5 in one process | ${both("restore_ms", 1)} ms |`);
+console.log(`| wasm instantiate + first recover | ${both("total_ms", 1)} ms |`);
 console.log(`| native Service::restore, median of 5 | ${n(pick({ side: "native", bench: "restore" }, "ms"), 1)} ms |`);
 console.log(`target: ${total < 300 ? "met" : "NOT MET"}\n`);
-const m = (f) => pick({ side: "wasm", bench: "memory" }, f);
 console.log("memory per stored message (100-byte body, 100,000 messages)");
-console.log(`| wasm linear memory growth | ${n(m("wasm_linear_bytes_per_message"))} B |`);
-console.log(`| JS heap growth (MemoryStorage's copies of the records) | ${n(m("js_heap_bytes_per_message"))} B |`);
-console.log(`| Node process RSS growth | ${n(m("rss_bytes_per_message"))} B |`);
+console.log(`| wasm linear memory growth | ${both("wasm_linear_bytes_per_message", 0, "memory")} B |`);
+console.log(`| JS heap growth (MemoryStorage's records) | ${both("js_heap_bytes_per_message", 0, "memory")} B |`);
+console.log(`| Node process RSS growth | ${both("rss_bytes_per_message", 0, "memory")} B |`);
 console.log(`| native process RSS growth | ${n(pick({ side: "native", bench: "memory" }, "rss_bytes_per_message"))} B |`);
 JS

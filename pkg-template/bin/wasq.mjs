@@ -52,17 +52,6 @@ function defaultWww() {
   return null;
 }
 
-/**
- * `--memory`'s storage: none. The engine holds every queue and message itself; MemoryStorage
- * would keep a second copy of each record for a restart that never comes, costing a copy per
- * change and a heap the garbage collector walks on every collection (throughput fell several-fold
- * as messages piled up). Committing here cannot fail, so the engine never rebuilds from it.
- */
-const noStorage = {
-  loadAll: () => [],
-  commit() {},
-};
-
 function isLoopback(host) {
   return host === "localhost" || host === "::1" || /^127\./.test(host) || host === "::ffff:127.0.0.1";
 }
@@ -123,10 +112,11 @@ function parseServe(argv) {
 
 async function serve(argv) {
   const opts = parseServe(argv);
-  let storage;
-  if (opts.data === null) {
-    storage = noStorage;
-  } else {
+  // `--memory`: no storage at all. The engine holds every queue and message itself; MemoryStorage
+  // would keep a second copy of each record for a restart that never comes (throughput fell
+  // several-fold as messages piled up), and with storage null the core skips encoding changes too.
+  let storage = null;
+  if (opts.data !== null) {
     try {
       storage = new FileStorage(opts.data, { fsync: opts.fsync });
     } catch (err) {

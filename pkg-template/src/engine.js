@@ -87,7 +87,8 @@ export class Engine {
   /**
    * @param {object} [options]
    * @param {{ now(): number }} [options.clock] default SystemClock
-   * @param {object} [options.storage] default MemoryStorage; see the README's storage interface
+   * @param {object|null} [options.storage] default MemoryStorage; see the README's storage interface.
+   *   null: no storage at all — nothing is kept across a restart, and the core skips encoding changes
    * @param {number|bigint} [options.seed] message ids and receipt handles derive from it; random when absent
    * @param {boolean} [options.timers] false: the host drives time itself (`tick()` from a Durable Object alarm)
    * @param {"aws"|object|null} [options.realism] the failures real SQS produces, seeded; see setRealism
@@ -106,13 +107,14 @@ export class Engine {
       realism,
     } = options ?? {};
     if (typeof clock?.now !== "function") throw new TypeError("options.clock must have a now() method");
-    if (typeof storage?.loadAll !== "function" || typeof storage?.commit !== "function") {
+    if (storage !== null && (typeof storage?.loadAll !== "function" || typeof storage?.commit !== "function")) {
       throw new TypeError("options.storage must have loadAll() and commit(batch) methods");
     }
     this.#clock = clock;
     this.#storage = storage;
     this.#timers = timers !== false;
-    this.#coreOptions = { seed, region, accountId, defaultHost, standardInflightLimit, fifoInflightLimit };
+    const persist = storage !== null;
+    this.#coreOptions = { seed, region, accountId, defaultHost, standardInflightLimit, fifoInflightLimit, persist };
     this.#core = this.#newCore();
     // A rebuild after a failed commit must mint the same ids as the lost core would have.
     this.#coreOptions.seed = this.#core.seed;
@@ -264,7 +266,7 @@ export class Engine {
     for (const delay of this.#delays.splice(0)) delay.resolve();
     if (this.#delayTimer !== null) clearTimeout(this.#delayTimer);
     this.#core.free();
-    this.#storage.close?.();
+    this.#storage?.close?.();
   }
 
   /** The clock this engine reads (consumers schedule their own timers on it). */
@@ -310,7 +312,7 @@ export class Engine {
    */
   async [FLUSH]() {
     await this.#latency();
-    if (this.#storage.durability === "full" && typeof this.#storage.flush === "function") {
+    if (this.#storage?.durability === "full" && typeof this.#storage.flush === "function") {
       await this.#storage.flush();
     }
   }
@@ -322,7 +324,8 @@ export class Engine {
   /** A core over everything the storage holds, its event feed set as the listeners need. */
   #newCore() {
     const storage = this.#storage;
-    const records = storage.loadAll === MEMORY.loadAll ? storage[LOAD_PACKED]() : packRecords(storage.loadAll());
+    // With no storage there is nothing to restore, and no failed commit to rebuild after.
+    const records = storage === null ? undefined : storage.loadAll === MEMORY.loadAll ? storage[LOAD_PACKED]() : packRecords(storage.loadAll());
     const core = new (wasm().WasqCore)(this.#coreOptions, records);
     core.setEventFeed(this.#eventFeed);
     return core;
@@ -360,9 +363,10 @@ export class Engine {
   }
 
   #commit() {
+    const storage = this.#storage;
+    if (storage === null) return; // the core records no changes (persist: false)
     const bytes = this.#core.takeChanges();
     if (bytes === undefined) return;
-    const storage = this.#storage;
     try {
       // MemoryStorage takes the buffer itself, unless its commit() was replaced.
       if (storage.commit === MEMORY.commit) storage[COMMIT_PACKED](bytes);

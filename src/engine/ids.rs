@@ -108,15 +108,20 @@ pub(crate) struct Receipt {
 /// send → receive → delete cycle.
 pub(crate) fn format_uuid(v: u128) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(36);
+    let mut out = [b'-'; 36];
+    let mut at = 0;
     for (i, b) in v.to_be_bytes().into_iter().enumerate() {
         if matches!(i, 4 | 6 | 8 | 10) {
-            out.push('-');
+            at += 1;
         }
-        out.push(DIGITS[(b >> 4) as usize] as char);
-        out.push(DIGITS[(b & 0xf) as usize] as char);
+        if let Some(pair) = out.get_mut(at..at + 2) {
+            pair[0] = DIGITS[(b >> 4) as usize];
+            pair[1] = DIGITS[(b & 0xf) as usize];
+        }
+        at += 2;
     }
-    out
+    // Hex digits and dashes only: always valid UTF-8 (checked, not assumed: 36 bytes is cheap).
+    String::from_utf8(out.to_vec()).unwrap_or_default()
 }
 
 /// Parse a UUID string back into its bits (for records).

@@ -3,7 +3,7 @@
 
 use super::ids::{format_uuid, sequence_number, Receipt};
 use super::journal::RecordKey;
-use super::message::{hex, Message, MessageState};
+use super::message::{Message, MessageState};
 use super::queue::{Attempt, Queue, Removal};
 use super::requests::ReceiveMessageRequest;
 use super::responses::{ReceiveMessageResponse, ReceivedMessage};
@@ -383,7 +383,7 @@ impl Engine {
                 seq: m.seq,
                 serial: m.serial,
             }),
-            md5_of_body: hex(&m.body_md5),
+            md5_of_body: crate::digest::hex16(&m.body_md5),
             body: m.body.to_string(),
             attributes,
             md5_of_message_attributes,

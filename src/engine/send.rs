@@ -2,7 +2,7 @@
 
 use super::ids::{format_uuid, sequence_number};
 use super::journal::RecordKey;
-use super::message::{hex, Message, MessageExtra, MessageState};
+use super::message::{Message, MessageExtra, MessageState};
 use super::queue::DedupEntry;
 use super::requests::{SendMessageBatchRequest, SendMessageRequest};
 use super::responses::{
@@ -192,7 +192,7 @@ impl Engine {
                 });
                 return Ok(SendMessageResponse {
                     message_id,
-                    md5_of_message_body: hex(&body_md5),
+                    md5_of_message_body: crate::digest::hex16(&body_md5),
                     md5_of_message_attributes: attributes_md5,
                     md5_of_message_system_attributes: system_attributes_md5,
                     sequence_number: Some(sequence_number(seq)),
@@ -275,7 +275,7 @@ impl Engine {
         }
         Ok(SendMessageResponse {
             message_id,
-            md5_of_message_body: hex(&body_md5),
+            md5_of_message_body: crate::digest::hex16(&body_md5),
             md5_of_message_attributes: attributes_md5,
             md5_of_message_system_attributes: system_attributes_md5,
             sequence_number: sequence,

@@ -5,7 +5,9 @@
 //! **Query** protocol (`Action=<Action>` form or query string, XML response). Both are reduced
 //! to one call, `Dispatch::dispatch(now, ctx, action, json_params)`, whose JSON result is then
 //! written back in the request's protocol. Hosts only move bytes and supply the clock and the
-//! request id.
+//! request id. [`handle`] does it all; a host that reads a request in one place and runs it in
+//! another (the edge Worker and its objects) splits it into [`admit`] and [`dispatch_parsed`],
+//! the same code path.
 //!
 //! ```text
 //!  HttpRequest ──► protocol? ──► size limit ──► CallContext ──► SigV4 (if configured)
@@ -28,6 +30,7 @@ use crate::context::CallContext;
 use crate::error::SqsError;
 use serde_json::Value;
 use siphasher::sip128::{Hasher128, SipHasher13};
+use std::borrow::Cow;
 use std::hash::Hasher;
 
 /// An HTTP request as the host received it.
@@ -98,6 +101,21 @@ pub trait Dispatch {
         action: &str,
         params: Value,
     ) -> Result<Value, SqsError>;
+
+    /// `dispatch` for an AWS JSON 1.0 body as text, answering JSON text. The default goes through
+    /// a `Value`; the service overrides it with its typed path, which builds no tree for the
+    /// message actions. Both must answer alike: malformed bodies are read by [`json::params`].
+    fn dispatch_json(
+        &mut self,
+        now: u64,
+        ctx: &CallContext,
+        action: &str,
+        body: &str,
+    ) -> Result<String, SqsError> {
+        let params = json::params(body.as_bytes())?;
+        self.dispatch(now, ctx, action, params)
+            .map(|v| v.to_string())
+    }
 }
 
 impl Dispatch for crate::service::Service {
@@ -109,6 +127,16 @@ impl Dispatch for crate::service::Service {
         params: Value,
     ) -> Result<Value, SqsError> {
         crate::service::Service::dispatch(self, now, ctx, action, params)
+    }
+
+    fn dispatch_json(
+        &mut self,
+        now: u64,
+        ctx: &CallContext,
+        action: &str,
+        body: &str,
+    ) -> Result<String, SqsError> {
+        self.dispatch_json_with(now, ctx, action, body, |text| json::params(text.as_bytes()))
     }
 }
 
@@ -205,8 +233,8 @@ fn unknown_action(name: &str) -> SqsError {
     SqsError::UnknownOperation(format!("The action {name} is not valid for this endpoint."))
 }
 
-/// Everything before dispatch that both protocols share: size, context, signature.
-fn admit(now: u64, req: &HttpRequest, opts: &ProtocolOptions) -> Result<CallContext, SqsError> {
+/// Everything before reading that both protocols share: size, signature, context.
+fn check(now: u64, req: &HttpRequest, opts: &ProtocolOptions) -> Result<CallContext, SqsError> {
     if req.body.len() > opts.max_body_bytes {
         // No byte count: a host stops reading at the limit, so the length it hands over is not
         // the size the client sent.
@@ -221,29 +249,83 @@ fn admit(now: u64, req: &HttpRequest, opts: &ProtocolOptions) -> Result<CallCont
     Ok(call_context(req))
 }
 
-fn run_json<D: Dispatch>(
-    d: &mut D,
-    now: u64,
-    req: &HttpRequest,
-    opts: &ProtocolOptions,
-) -> Result<Value, SqsError> {
-    let ctx = admit(now, req, opts)?;
+/// An action's parameters, in the form its protocol's dispatch takes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Params<'a> {
+    /// The AWS JSON 1.0 body as sent, read by the typed `Dispatch::dispatch_json`.
+    Json(Cow<'a, str>),
+    /// The Query form, already converted to the action's AWS JSON input.
+    Query(Value),
+}
+
+/// A request admitted and read, not yet run: what a host can hand to another engine (the edge
+/// Worker to its objects) instead of the HTTP request, so that it is read once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Parsed<'a> {
+    /// The action named by the request.
+    pub action: &'static shapes::Action,
+    /// Its parameters.
+    pub params: Params<'a>,
+    /// The caller, as the request's headers name it.
+    pub ctx: CallContext,
+}
+
+impl Parsed<'_> {
+    /// The protocol the answer is written in.
+    pub fn protocol(&self) -> Protocol {
+        match self.params {
+            Params::Json(_) => Protocol::Json,
+            Params::Query(_) => Protocol::Query,
+        }
+    }
+
+    /// The parameters as AWS JSON text (what [`Parsed::from_text`] reads back).
+    pub fn params_text(&self) -> Cow<'_, str> {
+        match &self.params {
+            Params::Json(body) => Cow::Borrowed(body),
+            Params::Query(v) => Cow::Owned(v.to_string()),
+        }
+    }
+}
+
+impl Parsed<'static> {
+    /// A parsed request from its parts as text, as a host carried them. JSON parameters are
+    /// kept as text for the typed dispatch; Query ones are read back into the action's input.
+    pub fn from_text(
+        protocol: Protocol,
+        action: &str,
+        params: String,
+        ctx: CallContext,
+    ) -> Result<Self, SqsError> {
+        let action = shapes::action(action).ok_or_else(|| unknown_action(action))?;
+        let params = match protocol {
+            Protocol::Json => Params::Json(Cow::Owned(params)),
+            Protocol::Query => Params::Query(json::params(params.as_bytes())?),
+        };
+        Ok(Parsed {
+            action,
+            params,
+            ctx,
+        })
+    }
+}
+
+fn read_json(req: &HttpRequest, ctx: CallContext) -> Result<Parsed<'_>, SqsError> {
     let target = header(req, "x-amz-target").unwrap_or("").trim();
     let action = target
         .strip_prefix("AmazonSQS.")
         .and_then(shapes::action)
         .ok_or_else(|| unknown_action(target))?;
-    let params = json::params(&req.body)?;
-    d.dispatch(now, &ctx, action.name, params)
+    // A body that is not UTF-8 cannot be JSON; `json::params` words that error.
+    let body = std::str::from_utf8(&req.body).map_err(|_| json::unreadable())?;
+    Ok(Parsed {
+        action,
+        params: Params::Json(Cow::Borrowed(body)),
+        ctx,
+    })
 }
 
-fn run_query<D: Dispatch>(
-    d: &mut D,
-    now: u64,
-    req: &HttpRequest,
-    opts: &ProtocolOptions,
-) -> Result<(&'static shapes::Action, Value), SqsError> {
-    let ctx = admit(now, req, opts)?;
+fn read_query(req: &HttpRequest, ctx: CallContext) -> Result<Parsed<'static>, SqsError> {
     let mut params = query::Params::new();
     query::parse_form_into(&mut params, req.query.as_bytes());
     let form_body = header(req, "content-type")
@@ -256,8 +338,40 @@ fn run_query<D: Dispatch>(
         .ok_or_else(|| SqsError::MissingParameter("Action".into()))?;
     let action = shapes::action(name).ok_or_else(|| unknown_action(name))?;
     let json_params = query::to_json(action, &params, queue_url_from_path(req, &ctx))?;
-    let out = d.dispatch(now, &ctx, action.name, json_params)?;
-    Ok((action, out))
+    Ok(Parsed {
+        action,
+        params: Params::Query(json_params),
+        ctx,
+    })
+}
+
+/// Admission and reading, shared by [`handle`] and [`admit`]: a JSON body is not read yet (its
+/// dispatch reads it, with the same verdict as [`json::params`]).
+fn read<'a>(
+    now: u64,
+    req: &'a HttpRequest,
+    opts: &ProtocolOptions,
+) -> Result<Parsed<'a>, SqsError> {
+    let ctx = check(now, req, opts)?;
+    match protocol_of(req) {
+        Protocol::Json => read_json(req, ctx),
+        Protocol::Query => read_query(req, ctx),
+    }
+}
+
+/// Admit and read a request without running it. Everything [`handle`] would refuse before
+/// dispatch is refused here, a malformed JSON body included (answer it with [`error_response`]
+/// in the request's [`protocol_of`]); what passes runs with [`dispatch_parsed`].
+pub fn admit<'a>(
+    now: u64,
+    req: &'a HttpRequest,
+    opts: &ProtocolOptions,
+) -> Result<Parsed<'a>, SqsError> {
+    let parsed = read(now, req, opts)?;
+    if let Params::Json(body) = &parsed.params {
+        json::params(body.as_bytes())?;
+    }
+    Ok(parsed)
 }
 
 fn xml_response(status: u16, request_id: &str, body: String) -> HttpResponse {
@@ -271,6 +385,34 @@ fn xml_response(status: u16, request_id: &str, body: String) -> HttpResponse {
     }
 }
 
+/// An error answered in `protocol`.
+pub fn error_response(protocol: Protocol, err: &SqsError, request_id: &str) -> HttpResponse {
+    match protocol {
+        Protocol::Json => json::error(err, request_id),
+        Protocol::Query => xml_response(err.http_status(), request_id, xml::error(err, request_id)),
+    }
+}
+
+/// Run a parsed request and answer it in its protocol, as [`handle`] answers the HTTP request.
+pub fn dispatch_parsed<D: Dispatch>(
+    d: &mut D,
+    now: u64,
+    parsed: Parsed<'_>,
+    request_id: &str,
+) -> HttpResponse {
+    let protocol = parsed.protocol();
+    let (action, ctx) = (parsed.action, &parsed.ctx);
+    let answer = match parsed.params {
+        Params::Json(body) => d
+            .dispatch_json(now, ctx, action.name, &body)
+            .map(|out| json::success_text(out, request_id)),
+        Params::Query(params) => d
+            .dispatch(now, ctx, action.name, params)
+            .map(|out| xml_response(200, request_id, xml::success(action, &out, request_id))),
+    };
+    answer.unwrap_or_else(|e| error_response(protocol, &e, request_id))
+}
+
 /// Answer one HTTP request. `now` is epoch milliseconds (for SigV4 and the engine);
 /// `request_id` is the host's id for this request, echoed in the response. Never panics.
 pub fn handle<D: Dispatch>(
@@ -280,17 +422,9 @@ pub fn handle<D: Dispatch>(
     opts: &ProtocolOptions,
     request_id: &str,
 ) -> HttpResponse {
-    match protocol_of(req) {
-        Protocol::Json => match run_json(d, now, req, opts) {
-            Ok(out) => json::success(&out, request_id),
-            Err(e) => json::error(&e, request_id),
-        },
-        Protocol::Query => match run_query(d, now, req, opts) {
-            Ok((action, out)) => {
-                xml_response(200, request_id, xml::success(action, &out, request_id))
-            }
-            Err(e) => xml_response(e.http_status(), request_id, xml::error(&e, request_id)),
-        },
+    match read(now, req, opts) {
+        Ok(parsed) => dispatch_parsed(d, now, parsed, request_id),
+        Err(e) => error_response(protocol_of(req), &e, request_id),
     }
 }
 

@@ -9,16 +9,20 @@ use wasm_bindgen::{JsCast, JsValue};
 /// Largest integer a JS number holds exactly; larger clock readings or seeds would be silently rounded.
 const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 
+/// A number as JS shows it: Rust's f64 formatting alone is ~14 KB of wasm.
+fn shown(value: f64) -> String {
+    js_sys::Number::from(value)
+        .to_string_with_radix(10)
+        .map(String::from)
+        .unwrap_or_default()
+}
+
 /// A clock reading (epoch ms). Fractions (e.g. from `performance.now()`-based clocks) are dropped.
 pub fn now(value: f64) -> Result<u64, JsValue> {
     if !(0.0..=MAX_SAFE_INTEGER).contains(&value) {
-        // JS formats the number: Rust's f64 formatting alone is ~14 KB of wasm.
-        let shown: String = js_sys::Number::from(value)
-            .to_string_with_radix(10)
-            .map(String::from)
-            .unwrap_or_default();
         return Err(range_error(&format!(
-            "clock reading must be a finite, non-negative number of milliseconds, got {shown}"
+            "clock reading must be a finite, non-negative number of milliseconds, got {}",
+            shown(value)
         )));
     }
     // In range and finite, so the truncating cast is exact for the integer part.
@@ -57,7 +61,8 @@ fn integer_field(options: &JsValue, key: &str) -> Result<Option<u64>, JsValue> {
             return Ok(Some(n as u64));
         }
         return Err(range_error(&format!(
-            "options.{key} must be a non-negative safe integer (use a BigInt for larger values), got {n}"
+            "options.{key} must be a non-negative safe integer (use a BigInt for larger values), got {}",
+            shown(n)
         )));
     }
     if let Some(big) = value.dyn_ref::<BigInt>() {
@@ -73,7 +78,8 @@ fn integer_field(options: &JsValue, key: &str) -> Result<Option<u64>, JsValue> {
 }
 
 /// The engine configuration from `{seed?, region?, accountId?, defaultHost?, standardInflightLimit?,
-/// fifoInflightLimit?}`. With no seed, one is drawn here — never at module load, which workerd forbids.
+/// fifoInflightLimit?, persist?}`. `persist: false` is for a host with no storage: the core then
+/// skips encoding every change for a commit nobody makes. With no seed, one is drawn here — never at module load, which workerd forbids.
 pub fn config(options: &JsValue) -> Result<EngineConfig, JsValue> {
     let seed = match integer_field(options, "seed")? {
         Some(seed) => seed,
@@ -101,6 +107,11 @@ pub fn config(options: &JsValue) -> Result<EngineConfig, JsValue> {
     if let Some(limit) = integer_field(options, "fifoInflightLimit")? {
         config.fifo_inflight_limit = usize::try_from(limit)
             .map_err(|_| range_error("options.fifoInflightLimit is too large"))?;
+    }
+    if let Some(persist) = field(options, "persist")? {
+        config.persist = persist
+            .as_bool()
+            .ok_or_else(|| type_error("options.persist must be a boolean"))?;
     }
     Ok(config)
 }

@@ -90,9 +90,51 @@ impl WasqCore {
         let now = convert::now(now)?;
         let req = http::request(&request)?;
         let opts = http::options(&options)?;
-        self.requests = self.requests.wrapping_add(1);
-        let id = protocol::request_id(self.seed, self.requests);
+        let id = self.next_request_id();
         http::response(protocol::handle(&mut self.service, now, &req, &opts, &id))
+    }
+
+    /// Admit and read an HTTP request without running it: `{protocol: "json" | "query", action,
+    /// params (AWS JSON text), context}`, or `{response}` when it is refused (size, signature,
+    /// unknown action, malformed parameters), answered as `handleHttp` would. A host that runs
+    /// requests elsewhere hands the parsed form to `dispatchParsed` there, so each is read once.
+    #[wasm_bindgen(js_name = admitHttp)]
+    pub fn admit_http(
+        &mut self,
+        now: f64,
+        request: JsValue,
+        options: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let now = convert::now(now)?;
+        let req = http::request(&request)?;
+        let opts = http::options(&options)?;
+        match protocol::admit(now, &req, &opts) {
+            Ok(parsed) => http::parsed_to_js(&parsed),
+            Err(e) => {
+                let id = self.next_request_id();
+                let res = protocol::error_response(protocol::protocol_of(&req), &e, &id);
+                http::refusal(res)
+            }
+        }
+    }
+
+    /// Run a request `admitHttp` read: `{status, headers, body}` as `handleHttp` answers it.
+    /// `requestId` is echoed; without one the core draws its own, as `handleHttp` does.
+    #[wasm_bindgen(js_name = dispatchParsed)]
+    pub fn dispatch_parsed(
+        &mut self,
+        now: f64,
+        parsed: JsValue,
+        request_id: Option<String>,
+    ) -> Result<JsValue, JsValue> {
+        let now = convert::now(now)?;
+        let (protocol, action, params, ctx) = http::parsed(&parsed)?;
+        let id = request_id.unwrap_or_else(|| self.next_request_id());
+        let res = match protocol::Parsed::from_text(protocol, &action, params, ctx) {
+            Ok(p) => protocol::dispatch_parsed(&mut self.service, now, p, &id),
+            Err(e) => protocol::error_response(protocol, &e, &id),
+        };
+        http::response(res)
     }
 
     /// What the protocol layer reads from a request's headers: `{region?, host?, scheme?,
@@ -160,5 +202,12 @@ impl WasqCore {
         self.service
             .receivable(now, &ctx, queue_url)
             .map_err(|e| sqs_error(&e))
+    }
+}
+
+impl WasqCore {
+    fn next_request_id(&mut self) -> String {
+        self.requests = self.requests.wrapping_add(1);
+        protocol::request_id(self.seed, self.requests)
     }
 }

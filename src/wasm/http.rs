@@ -15,7 +15,8 @@
 
 use super::convert;
 use super::error::type_error;
-use crate::protocol::{HttpRequest, HttpResponse, ProtocolOptions};
+use crate::context::CallContext;
+use crate::protocol::{HttpRequest, HttpResponse, Parsed, Protocol, ProtocolOptions};
 use js_sys::{Array, Object, Reflect, Uint8Array};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use wasm_bindgen::prelude::*;
@@ -212,4 +213,47 @@ pub fn response(res: HttpResponse) -> Result<JsValue, JsValue> {
     Reflect::set(&out, &JsValue::from_str("headers"), &headers)?;
     Reflect::set(&out, &JsValue::from_str("body"), &body)?;
     Ok(out.into())
+}
+
+fn set(obj: &Object, key: &str, value: &JsValue) -> Result<(), JsValue> {
+    Reflect::set(obj, &JsValue::from_str(key), value).map(drop)
+}
+
+/// `{protocol: "json" | "query", action, params (AWS JSON text), context}`.
+pub fn parsed_to_js(parsed: &Parsed<'_>) -> Result<JsValue, JsValue> {
+    let protocol = match parsed.protocol() {
+        Protocol::Json => "json",
+        Protocol::Query => "query",
+    };
+    let out = Object::new();
+    set(&out, "protocol", &JsValue::from_str(protocol))?;
+    set(&out, "action", &JsValue::from_str(parsed.action.name))?;
+    set(&out, "params", &JsValue::from_str(&parsed.params_text()))?;
+    set(&out, "context", &convert::context_to_js(&parsed.ctx)?)?;
+    Ok(out.into())
+}
+
+/// `{response}`: a request refused before anything ran, in the form its request was.
+pub fn refusal(res: HttpResponse) -> Result<JsValue, JsValue> {
+    let out = Object::new();
+    set(&out, "response", &response(res)?)?;
+    Ok(out.into())
+}
+
+/// The parts of a parsed request as [`parsed_to_js`] writes them; the answer is in the fields
+/// form.
+pub fn parsed(value: &JsValue) -> Result<(Protocol, String, String, CallContext), JsValue> {
+    PACKED.store(false, Relaxed);
+    let text = |key: &str| {
+        get(value, key)?
+            .as_string()
+            .ok_or_else(|| type_error(&format!("parsed.{key} must be a string")))
+    };
+    let protocol = match text("protocol")?.as_str() {
+        "json" => Protocol::Json,
+        "query" => Protocol::Query,
+        _ => return Err(type_error("parsed.protocol must be \"json\" or \"query\"")),
+    };
+    let ctx = convert::context(&get(value, "context")?)?;
+    Ok((protocol, text("action")?, text("params")?, ctx))
 }

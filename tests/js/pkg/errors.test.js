@@ -59,6 +59,15 @@ test("bad constructor options and clock readings throw TypeError/RangeError, not
   assert.throws(() => new Engine({ seed: 2n ** 64n }), RangeError);
 });
 
+test("a refused number is shown as JS shows it", () => {
+  assert.throws(() => new Engine({ seed: 1.5 }), { name: "RangeError", message: /got 1\.5$/ });
+  assert.throws(() => new Engine({ standardInflightLimit: -Infinity }), { message: /got -Infinity$/ });
+  assert.throws(() => new Engine({ seed: 2 ** 80 }), { message: /got 1\.2089258196146292e\+24$/ });
+  const e = new Engine({ clock: { now: () => -0.5 } });
+  assert.throws(() => e.createQueue({ QueueName: "q" }), { name: "RangeError", message: /got -0\.5$/ });
+  e.close();
+});
+
 test("ManualClock refuses to go backwards", () => {
   const clock = new ManualClock(START);
   assert.throws(() => clock.set(START - 1), RangeError);
