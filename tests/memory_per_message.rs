@@ -1,6 +1,6 @@
 //! Memory the engine holds per stored message beyond its body and attributes, measured with a
 //! counting global allocator (its own test binary, so no other test or benchmark pays for the
-//! counting). Target (BENCHMARKS.md): at most 150 bytes on a standard queue.
+//! counting). Target (issue #2, BENCHMARKS.md): at most 150 bytes on a standard queue.
 //!
 //! `cargo test --release --test memory_per_message -- --nocapture` prints the figures.
 
@@ -101,16 +101,22 @@ fn overhead(persist: bool, observe: bool, fifo: bool) -> f64 {
     per
 }
 
+/// One test, not two: tests run on parallel threads and would count each other's allocations.
 #[test]
-#[ignore = "target missed today (244 B/message, see BENCHMARKS.md); run with --ignored"]
 fn a_stored_message_costs_at_most_150_bytes_beyond_its_body() {
     let standard = overhead(true, true, false);
     let in_memory = overhead(false, false, false);
-    // FIFO also keeps a deduplication entry per message for five minutes: reported, not held
-    // to the standard-queue target.
-    overhead(true, true, true);
+    let fifo = overhead(true, true, true);
     assert!(
         standard <= 150.0 && in_memory <= 150.0,
         "standard queue: {standard:.1} bytes/message (persist+observe), {in_memory:.1} (in-memory); target 150"
+    );
+    // FIFO has no target of its own: it also keeps a deduplication entry per message for five
+    // minutes, and every FIFO message has a group and a deduplication id in its boxed extra.
+    // This holds the figure reached (338 B with 100 groups and explicit ids, BENCHMARKS.md) so
+    // that it does not creep back up.
+    assert!(
+        fifo <= 345.0,
+        "FIFO queue: {fifo:.1} bytes/message; held at 345"
     );
 }

@@ -12,6 +12,7 @@ use std::hash::Hasher;
 pub(crate) struct IdKeys {
     ids: (u64, u64),
     handles: (u64, u64),
+    digests: (u64, u64),
 }
 
 impl IdKeys {
@@ -22,6 +23,7 @@ impl IdKeys {
         IdKeys {
             ids: (base.h1, base.h2 ^ 1),
             handles: (base.h1 ^ 0x5a5a_5a5a, base.h2 ^ 2),
+            digests: (base.h1 ^ 0x3c3c_3c3c, base.h2 ^ 3),
         }
     }
 
@@ -33,6 +35,15 @@ impl IdKeys {
         let raw = ((v.h1 as u128) << 64) | v.h2 as u128;
         // Stamp the RFC 4122 version (4) and variant bits so the id looks like every SQS id.
         (raw & !(0xF000u128 << 64) & !(0xC000u128 << 48)) | (0x4000u128 << 64) | (0x8000u128 << 48)
+    }
+
+    /// A 128-bit keyed digest standing in for a string in an index (FIFO deduplication keys):
+    /// keyed by the seed, so nobody can aim two keys at one digest.
+    pub(crate) fn digest(&self, bytes: &[u8]) -> [u64; 2] {
+        let mut h = SipHasher13::new_with_keys(self.digests.0, self.digests.1);
+        h.write(bytes);
+        let v = h.finish128();
+        [v.h1, v.h2]
     }
 
     fn handle_mac(&self, body: &[u8]) -> u64 {

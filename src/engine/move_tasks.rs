@@ -305,7 +305,7 @@ impl Engine {
                 .messages
                 .get(&seq)
                 .and_then(|m| m.extra())
-                .and_then(|e| e.dead_letter_source_arn.clone())
+                .and_then(|e| e.dead_letter_source_arn.as_deref().map(str::to_string))
                 .ok_or("AWS.SimpleQueueService.NonExistentQueue")?,
         };
         let dest = self
@@ -330,13 +330,12 @@ impl Engine {
         if let Some(e) = extra.as_deref_mut() {
             e.dead_letter_source_arn = None;
             if d.attrs.fifo && e.deduplication_id.is_none() {
-                e.deduplication_id = Some(format_uuid(new_id));
+                e.deduplication_id = Some(format_uuid(new_id).into());
             }
         }
         let group = d.intern_group(old.group_id());
         let msg = Message {
             seq: new_seq,
-            id: new_id,
             body: old.body.clone(),
             body_md5: old.body_md5,
             attributes: old.attributes.clone(),
@@ -356,7 +355,7 @@ impl Engine {
         self.sync_deadline(dest);
         self.journal
             .event(now, &source_name, || EventKind::MovedByTask {
-                message_id: format_uuid(old.id),
+                message_id: format_uuid(old.id(&self.keys)),
                 destination: dest_name,
                 new_message_id: format_uuid(new_id),
             });

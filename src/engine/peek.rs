@@ -50,7 +50,7 @@ impl Engine {
                 continue;
             };
             let mut m = Map::new();
-            m.insert("messageId".into(), json!(format_uuid(msg.id)));
+            m.insert("messageId".into(), json!(format_uuid(msg.id(&q.keys))));
             let state = match msg.state {
                 MessageState::Delayed => "delayed",
                 MessageState::Visible => "stored",
@@ -122,7 +122,7 @@ impl Engine {
                     let ids: Vec<String> = g
                         .members
                         .iter()
-                        .filter_map(|s| q.messages.get(s).map(|m| format_uuid(m.id)))
+                        .filter_map(|s| q.messages.get(s).map(|m| format_uuid(m.id(&q.keys))))
                         .collect();
                     Some((
                         first,

@@ -4,8 +4,8 @@
 //! `make_visible`, `remove`), which keep the indexes, the counters and the journal in step:
 //! - `timers`: `(deadline, seq)` of every delayed or in-flight message (mini-redis style: one
 //!   ordered index instead of a timer per message; ties broken by sequence).
-//! - `retention`: `(sent_at, seq)`; the expiry is `sent_at + period`, so changing the
-//!   period re-keys nothing.
+//! - retention: `messages.oldest()`, by `(sent_at, seq)` (see `store`); the expiry is
+//!   `sent_at + period`, so changing the period re-keys nothing.
 //! - standard queues: one *lane* of visible messages per message group (fair queues), served in
 //!   rotation so one noisy tenant cannot starve the others; without groups there is one lane,
 //!   served oldest first.
@@ -13,12 +13,17 @@
 //!   visible, keyed by the head's sequence. A receive never looks at a locked group.
 
 use super::attributes::QueueAttributes;
-use super::ids::format_uuid;
+use super::ids::{format_uuid, IdKeys};
 use super::journal::Journal;
 use super::message::{Message, MessageState};
 use crate::events::EventKind;
+pub(crate) use dedup::{DedupEntry, DedupTable};
 use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+pub(crate) use store::Messages;
+
+mod dedup;
+mod store;
 
 /// How many removed messages a queue remembers for `peek` (the "deleted" lane's tail).
 pub(crate) const REMOVED_TAIL: usize = 50;
@@ -45,16 +50,6 @@ struct Lane {
 pub(crate) struct FifoGroup {
     pub(crate) members: BTreeSet<u64>,
     ready_key: Option<u64>,
-}
-
-/// A FIFO deduplication entry: which message a deduplication id belongs to, until when.
-#[derive(Debug, Clone)]
-pub(crate) struct DedupEntry {
-    pub(crate) expires_at: u64,
-    pub(crate) message_id: u128,
-    pub(crate) seq: u64,
-    /// Record number (`d/<queue>/<n>`).
-    pub(crate) n: u64,
 }
 
 /// A cached FIFO receive, replayed for a retry with the same ReceiveRequestAttemptId. Persisted:
@@ -103,9 +98,10 @@ pub(crate) struct Queue {
     pub(crate) last_purge: Option<u64>,
     /// Dedup scope as created: changing the attribute later does not change behaviour (spec §8.3).
     pub(crate) dedup_per_group: bool,
-    pub(crate) messages: FxHashMap<u64, Message>,
+    pub(crate) messages: Messages,
+    /// Message ids derive from sequences (`Message::id`); events and peek need them here.
+    pub(crate) keys: IdKeys,
     timers: BTreeSet<(u64, u64)>,
-    retention: BTreeSet<(u64, u64)>,
     group_ids: FxHashMap<Box<str>, u32>,
     group_names: Vec<Box<str>>,
     lanes: FxHashMap<u32, Lane>,
@@ -117,10 +113,7 @@ pub(crate) struct Queue {
     pub(crate) visible: usize,
     pub(crate) in_flight: usize,
     pub(crate) delayed: usize,
-    pub(crate) dedup: FxHashMap<String, DedupEntry>,
-    pub(crate) dedup_order: VecDeque<(u64, String)>,
-    /// Record number → deduplication key, so a dirty `d/<queue>/<n>` record is found directly.
-    pub(crate) dedup_keys: FxHashMap<u64, String>,
+    pub(crate) dedup: DedupTable,
     pub(crate) next_dedup: u64,
     pub(crate) attempts: FxHashMap<String, Attempt>,
     attempt_order: VecDeque<(u64, String)>,
@@ -131,7 +124,13 @@ pub(crate) struct Queue {
 }
 
 impl Queue {
-    pub(crate) fn new(uid: u64, name: String, attrs: QueueAttributes, now: u64) -> Self {
+    pub(crate) fn new(
+        uid: u64,
+        name: String,
+        attrs: QueueAttributes,
+        now: u64,
+        keys: IdKeys,
+    ) -> Self {
         let dedup_per_group = attrs.deduplication_scope == "messageGroup";
         Queue {
             uid,
@@ -142,9 +141,9 @@ impl Queue {
             modified_at: now,
             last_purge: None,
             dedup_per_group,
-            messages: FxHashMap::default(),
+            messages: Messages::default(),
+            keys: keys.clone(),
             timers: BTreeSet::new(),
-            retention: BTreeSet::new(),
             group_ids: FxHashMap::default(),
             group_names: vec!["".into()],
             lanes: FxHashMap::default(),
@@ -154,9 +153,7 @@ impl Queue {
             visible: 0,
             in_flight: 0,
             delayed: 0,
-            dedup: FxHashMap::default(),
-            dedup_order: VecDeque::new(),
-            dedup_keys: FxHashMap::default(),
+            dedup: DedupTable::new(keys.clone()),
             next_dedup: 0,
             attempts: FxHashMap::default(),
             attempt_order: VecDeque::new(),
@@ -197,8 +194,8 @@ impl Queue {
     pub(crate) fn next_deadline(&self) -> Option<u64> {
         let timer = self.timers.first().map(|t| t.0);
         let retention = self
-            .retention
-            .first()
+            .messages
+            .oldest()
             .map(|r| r.0.saturating_add(self.retention_ms()));
         match (timer, retention) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -211,9 +208,8 @@ impl Queue {
         loop {
             let timer = self.timers.first().copied().filter(|t| t.0 <= now);
             let expiry = self
-                .retention
-                .first()
-                .copied()
+                .messages
+                .oldest()
                 .map(|(at, seq)| (at.saturating_add(self.retention_ms()), seq))
                 .filter(|r| r.0 <= now);
             match (timer, expiry) {
@@ -238,7 +234,7 @@ impl Queue {
             return;
         };
         let was = msg.state;
-        let id = msg.id;
+        let id = msg.id(&self.keys);
         self.make_visible(seq, at, j);
         let name = self.name.clone();
         j.event(at, &name, || match was {
@@ -254,7 +250,6 @@ impl Queue {
     /// Add a new message (Delayed or Visible) to every index.
     pub(crate) fn insert(&mut self, msg: Message, j: &mut Journal) {
         let seq = msg.seq;
-        self.retention.insert((msg.sent_at, seq));
         match msg.state {
             MessageState::Delayed => {
                 self.delayed += 1;
@@ -268,7 +263,7 @@ impl Queue {
         }
         let group = msg.group;
         let visible = msg.state == MessageState::Visible;
-        self.messages.insert(seq, msg);
+        self.messages.insert(msg);
         j.message(self.uid, seq);
         if self.fifo() {
             self.fifo_groups
@@ -514,7 +509,6 @@ impl Queue {
                 }
             }
         }
-        self.retention.remove(&(msg.sent_at, seq));
         if self.fifo() {
             if let Some(g) = self.fifo_groups.get_mut(&msg.group) {
                 g.members.remove(&seq);
@@ -523,7 +517,7 @@ impl Queue {
         }
         j.message(self.uid, seq);
         if j.observe && how != Removal::QueueDeleted {
-            let id = format_uuid(msg.id);
+            let id = format_uuid(msg.id(&self.keys));
             // Dead-letter and move-task removals are reported by the engine, which knows where
             // the message went.
             let kind = match how {
@@ -569,39 +563,17 @@ impl Queue {
 
     /// Forget deduplication entries whose window has passed; returns their record numbers.
     pub(crate) fn forget_expired_dedup(&mut self, now: u64) -> Vec<u64> {
-        let mut gone = Vec::new();
-        while let Some((at, _)) = self.dedup_order.front() {
-            if *at > now {
-                break;
-            }
-            let Some((at, key)) = self.dedup_order.pop_front() else {
-                break;
-            };
-            if let Some(e) = self.dedup.get(&key) {
-                if e.expires_at == at {
-                    gone.push(e.n);
-                    self.dedup_keys.remove(&e.n);
-                    self.dedup.remove(&key);
-                }
-            }
-        }
-        gone
+        self.dedup.forget_expired(now)
     }
 
     /// Record a new deduplication entry under `key`.
     pub(crate) fn remember_dedup(&mut self, key: String, entry: DedupEntry) {
-        self.dedup_order.push_back((entry.expires_at, key.clone()));
-        self.dedup_keys.insert(entry.n, key.clone());
         self.dedup.insert(key, entry);
     }
 
     /// Forget every deduplication entry (purge); returns their record numbers.
     pub(crate) fn clear_dedup(&mut self) -> Vec<u64> {
-        let gone = self.dedup_keys.keys().copied().collect();
-        self.dedup.clear();
-        self.dedup_order.clear();
-        self.dedup_keys.clear();
-        gone
+        self.dedup.clear()
     }
 
     /// Cache a receive under its attempt id; returns the record number it replaces.

@@ -77,7 +77,7 @@ impl Engine {
 
         let uid = self.next_queue;
         self.next_queue += 1;
-        let mut q = Queue::new(uid, name.clone(), queue_attrs, now);
+        let mut q = Queue::new(uid, name.clone(), queue_attrs, now, self.keys.clone());
         q.tags = tags;
         self.queues.insert(uid, q);
         self.by_name.insert(name.clone(), uid);

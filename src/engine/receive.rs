@@ -183,7 +183,11 @@ impl Engine {
                     }
                     if !dice.chance(sample) {
                         skip.insert(seq);
-                        let id = q.messages.get(&seq).map(|m| m.id).unwrap_or_default();
+                        let id = q
+                            .messages
+                            .get(&seq)
+                            .map(|m| m.id(&q.keys))
+                            .unwrap_or_default();
                         let name = q.name.clone();
                         j.event(now, &name, || EventKind::SampledOut {
                             message_id: format_uuid(id),
@@ -251,17 +255,17 @@ impl Engine {
         let Some(dlq) = self.queues.get_mut(&dlq_uid) else {
             return;
         };
-        let message_id = format_uuid(msg.id);
-        msg.seq = seq;
+        let message_id = format_uuid(msg.id(&self.keys));
+        msg.renumber(seq, &self.keys);
         msg.state = MessageState::Visible;
         msg.deadline = 0;
         let fifo = dlq.fifo();
         let extra = msg.extra_mut();
-        extra.dead_letter_source_arn = Some(source_arn);
+        extra.dead_letter_source_arn = Some(source_arn.into());
         if fifo {
             // In a FIFO dead-letter queue the deduplication id becomes the message id, so that
             // independent messages are not deduplicated against each other there.
-            extra.deduplication_id = Some(message_id.clone());
+            extra.deduplication_id = Some(message_id.as_str().into());
         }
         let group_name = msg.group_id().map(str::to_string);
         msg.group = dlq.intern_group(group_name.as_deref());
@@ -373,7 +377,7 @@ impl Engine {
             }
         }
         ReceivedMessage {
-            message_id: format_uuid(m.id),
+            message_id: format_uuid(m.id(&self.keys)),
             receipt_handle: self.keys.receipt_handle(Receipt {
                 queue: q.uid,
                 seq: m.seq,
@@ -391,7 +395,7 @@ impl Engine {
         let extra = m.extra();
         Some(match name {
             "SenderId" => extra
-                .and_then(|e| e.sender_id.clone())
+                .and_then(|e| e.sender_id.as_deref().map(str::to_string))
                 .unwrap_or_else(|| self.default_sender_id()),
             "SentTimestamp" => m.sent_at.to_string(),
             "ApproximateReceiveCount" => m.receive_count.to_string(),
@@ -402,10 +406,10 @@ impl Engine {
                 m.first_receive_at.to_string()
             }
             "SequenceNumber" if q.fifo() => sequence_number(m.seq),
-            "MessageDeduplicationId" if q.fifo() => extra?.deduplication_id.clone()?,
+            "MessageDeduplicationId" if q.fifo() => extra?.deduplication_id.as_deref()?.to_string(),
             "MessageGroupId" => m.group_id()?.to_string(),
-            "AWSTraceHeader" => extra?.trace_header.clone()?,
-            "DeadLetterQueueSourceArn" => extra?.dead_letter_source_arn.clone()?,
+            "AWSTraceHeader" => extra?.trace_header.as_deref()?.to_string(),
+            "DeadLetterQueueSourceArn" => extra?.dead_letter_source_arn.as_deref()?.to_string(),
             _ => return None,
         })
     }
@@ -427,12 +431,12 @@ fn duplicate(q: &mut Queue, seq: u64, copy_seq: u64, now: u64, j: &mut super::jo
         return;
     };
     let mut copy = m.clone();
-    copy.seq = copy_seq;
+    copy.renumber(copy_seq, &q.keys);
     copy.state = MessageState::Visible;
     copy.deadline = 0;
     copy.serial = 0;
     copy.extra_mut().duplicate_copy = true;
-    let id = copy.id;
+    let id = copy.id(&q.keys);
     q.insert(copy, j);
     let name = q.name.clone();
     j.event(now, &name, || EventKind::DuplicateDelivered {
@@ -459,7 +463,7 @@ fn deliver(
     }
     m.received_at = now;
     m.visibility_changed = false;
-    let (id, count, serial) = (m.id, m.receive_count, m.serial);
+    let (id, count, serial) = (m.id(keys), m.receive_count, m.serial);
     let deadline = now + visibility_ms;
     q.set_in_flight(seq, deadline, j);
     if j.feed() {

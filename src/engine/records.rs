@@ -192,13 +192,15 @@ impl Engine {
                     .finish()
             }
             RecordKey::Content(uid, seq) => {
-                let m = self.queues.get(uid)?.messages.get(seq)?;
+                let q = self.queues.get(uid)?;
+                let m = q.messages.get(seq)?;
                 let mut o = Obj::new();
-                o.str("id", &format_uuid(m.id)).str("body", &m.body);
+                o.str("id", &format_uuid(m.id(&q.keys)))
+                    .str("body", &m.body);
                 if let Some(a) = &m.attributes {
                     o.raw("attributes", &codec::message_attributes_json(a));
                 }
-                if let Some(e) = &m.extra {
+                if let Some(e) = m.stored_extra() {
                     o.raw("extra", &codec::extra_json(e));
                 }
                 // Format 1 has both fields; they are always equal (see `Message::sent_at`).
@@ -220,8 +222,7 @@ impl Engine {
             }
             RecordKey::Dedup(uid, n) => {
                 let q = self.queues.get(uid)?;
-                let key = q.dedup_keys.get(n)?;
-                let e = q.dedup.get(key)?;
+                let (key, e) = q.dedup.by_record(*n)?;
                 Obj::new()
                     .str("key", key)
                     .u64("expires_at", e.expires_at)
@@ -395,7 +396,13 @@ impl Engine {
             None => {}
         }
         for (uid, r) in queues {
-            let mut q = Queue::new(uid, r.name.clone(), r.attrs, r.created_at);
+            let mut q = Queue::new(
+                uid,
+                r.name.clone(),
+                r.attrs,
+                r.created_at,
+                engine.keys.clone(),
+            );
             q.tags = r.tags;
             q.modified_at = r.modified_at;
             q.last_purge = r.last_purge;
@@ -427,9 +434,8 @@ impl Engine {
                     "message {uid:x}/{seq:x}: enqueue and send times differ"
                 )));
             }
-            let msg = Message {
+            let mut msg = Message {
                 seq,
-                id,
                 body_md5: Md5::digest(c.body.as_bytes()).into(),
                 body: c.body.into(),
                 attributes: c.attributes.map(Box::new),
@@ -444,6 +450,7 @@ impl Engine {
                 received_at: s.received_at,
                 visibility_changed: s.visibility_changed,
             };
+            msg.set_id(id, &engine.keys);
             q.insert(msg, &mut engine.journal);
         }
         let dedups = sorted_by(dedups, |(_, _, d)| (d.expires_at, 0));

@@ -226,17 +226,16 @@ impl Engine {
         }
         let group = q.intern_group(v.group);
         let extra = MessageExtra {
-            trace_header,
-            deduplication_id: v.dedup_id.clone(),
-            sender_id,
-            group_id: v.group.map(str::to_string),
-            system_attributes_md5: system_attributes_md5.clone(),
+            trace_header: trace_header.map(Into::into),
+            deduplication_id: v.dedup_id.as_deref().map(Into::into),
+            sender_id: sender_id.map(Into::into),
+            group_id: v.group.map(Into::into),
+            system_attributes_md5: system_attributes_md5.as_deref().map(Into::into),
             ..Default::default()
         };
         let delayed = v.delay_ms > 0;
         let msg = Message {
             seq,
-            id,
             body: v.body.into(),
             body_md5,
             attributes: v.attributes.map(|a| Box::new(a.clone())),

@@ -101,7 +101,7 @@ impl Engine {
             ));
         }
         m.visibility_changed = true;
-        let id = m.id;
+        let id = m.id(&self.keys);
         if timeout == 0 {
             q.make_visible(r.seq, now, &mut self.journal);
         } else {

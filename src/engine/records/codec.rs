@@ -434,13 +434,14 @@ pub(super) fn read_message_attributes(v: &Value) -> Result<MessageAttributes, St
 pub(super) fn read_extra(v: &Value) -> Result<MessageExtra, String> {
     let f = Fields::of(v)?;
     Ok(MessageExtra {
-        trace_header: f.opt_string("trace_header")?,
-        deduplication_id: f.opt_string("deduplication_id")?,
-        dead_letter_source_arn: f.opt_string("dead_letter_source_arn")?,
-        sender_id: f.opt_string("sender_id")?,
-        group_id: f.opt_string("group_id")?,
+        trace_header: f.opt_string("trace_header")?.map(Into::into),
+        deduplication_id: f.opt_string("deduplication_id")?.map(Into::into),
+        dead_letter_source_arn: f.opt_string("dead_letter_source_arn")?.map(Into::into),
+        sender_id: f.opt_string("sender_id")?.map(Into::into),
+        group_id: f.opt_string("group_id")?.map(Into::into),
         duplicate_copy: f.bool_or_false("duplicate_copy")?,
-        system_attributes_md5: f.opt_string("system_attributes_md5")?,
+        system_attributes_md5: f.opt_string("system_attributes_md5")?.map(Into::into),
+        id: None,
     })
 }
 
@@ -561,6 +562,7 @@ mod tests {
             group_id: Some("g".into()),
             duplicate_copy: true,
             system_attributes_md5: Some("abc".into()),
+            id: None,
         };
         for extra in [MessageExtra::default(), sparse, full] {
             let json = extra_json(&extra);

@@ -1,0 +1,359 @@
+//! The messages of one queue, found by sequence and by age, in little more memory than the
+//! messages themselves (issue #2: at most 150 bytes per message beyond body and attributes).
+//!
+//! A hash map of messages plus a `(sent_at, seq)` B-tree cost ≈225 bytes per message: hash
+//! tables run between half and seven-eighths full, and B-trees filled in order leave their
+//! nodes about 60 % full. Here messages sit in sorted runs of up to `RUN` (a `VecDeque` each, so
+//! taking the oldest is O(1)) under a B-tree keyed by each run's lowest sequence: lookups stay
+//! O(log n), and only the newest run has spare capacity.
+//!
+//! Retention order: messages normally arrive in sequence order with non-decreasing `sent_at`,
+//! so the oldest is simply the first. Those go to `ordered`; the few that do not (a
+//! dead-lettered message keeps its original `sent_at`) go to `others`, which also keeps a
+//! `(sent_at, seq)` index.
+
+use super::super::message::Message;
+use std::collections::btree_map::Entry;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+/// Messages per run. Small enough that inserting into or removing from the middle of a run
+/// moves at most `RUN / 2` messages; large enough that the B-tree over runs costs ~2 bytes a
+/// message.
+const RUN: usize = 32;
+
+/// A new run's capacity; it doubles up to `RUN`. A queue that a consumer keeps nearly empty
+/// then allocates small blocks (fast for the allocator) rather than a whole run per message.
+const FIRST: usize = 4;
+
+/// Messages in sequence order, in runs keyed by a sequence no greater than any of theirs and
+/// greater than every sequence of the run before. No run is empty.
+#[derive(Debug, Default)]
+struct Runs {
+    runs: BTreeMap<u64, VecDeque<Message>>,
+    len: usize,
+}
+
+impl Runs {
+    /// Which run could hold `seq`. Sends touch the newest run and receives mostly the oldest,
+    /// so those two are tried before a search.
+    fn locate(&self, seq: u64) -> Option<Where> {
+        let (&last, _) = self.runs.last_key_value()?;
+        if last <= seq {
+            return Some(Where::Last);
+        }
+        let (&first, run) = self.runs.first_key_value()?;
+        if seq < first {
+            return None;
+        }
+        if run.back().is_some_and(|m| m.seq >= seq) {
+            return Some(Where::First);
+        }
+        Some(Where::Search)
+    }
+
+    fn get(&self, seq: u64) -> Option<&Message> {
+        // `locate`, without looking up the run it names a second time.
+        let (&last, newest) = self.runs.last_key_value()?;
+        let run = if last <= seq {
+            newest
+        } else {
+            match self.runs.first_key_value()? {
+                (&first, _) if seq < first => return None,
+                (_, oldest) if oldest.back().is_some_and(|m| m.seq >= seq) => oldest,
+                _ => self.runs.range(..=seq).next_back()?.1,
+            }
+        };
+        run.get(position(run, seq)?)
+    }
+
+    fn get_mut(&mut self, seq: u64) -> Option<&mut Message> {
+        let run = match self.locate(seq)? {
+            Where::Last => self.runs.last_entry()?.into_mut(),
+            Where::First => self.runs.first_entry()?.into_mut(),
+            Where::Search => self.runs.range_mut(..=seq).next_back()?.1,
+        };
+        let i = position(run, seq)?;
+        run.get_mut(i)
+    }
+
+    fn first(&self) -> Option<&Message> {
+        self.runs.first_key_value().and_then(|(_, r)| r.front())
+    }
+
+    fn last(&self) -> Option<&Message> {
+        self.runs.last_key_value().and_then(|(_, r)| r.back())
+    }
+
+    /// Add a message whose sequence is not present yet.
+    fn insert(&mut self, msg: Message) {
+        let seq = msg.seq;
+        self.len += 1;
+        let Some((_, run)) = self.runs.range_mut(..=seq).next_back() else {
+            // Before every run: join the first run under a new key if it has room.
+            let run = match self.runs.first_entry() {
+                Some(first) if first.get().len() < RUN => {
+                    let mut run = first.remove();
+                    grow(&mut run);
+                    run.push_front(msg);
+                    run
+                }
+                _ => new_run(msg),
+            };
+            self.runs.insert(seq, run);
+            return;
+        };
+        let i = run.partition_point(|m| m.seq < seq);
+        if i == run.len() && run.len() >= RUN {
+            // The usual case, appending to a full run: a new run, so runs end up full.
+            self.runs.insert(seq, new_run(msg));
+            return;
+        }
+        grow(run);
+        run.insert(i, msg);
+        if run.len() > RUN {
+            let mut tail = run.split_off(run.len() / 2);
+            run.shrink_to_fit();
+            tail.reserve_exact(RUN.saturating_sub(tail.len()));
+            if let Some(key) = tail.front().map(|m| m.seq) {
+                self.runs.insert(key, tail);
+            }
+        }
+    }
+
+    fn remove(&mut self, seq: u64) -> Option<Message> {
+        let place = self.locate(seq)?;
+        let newest = match place {
+            Where::Last => true,
+            Where::First => self.runs.len() == 1,
+            Where::Search => false,
+        };
+        let mut entry = match place {
+            Where::Last => self.runs.last_entry()?,
+            Where::First => self.runs.first_entry()?,
+            Where::Search => {
+                let key = *self.runs.range(..=seq).next_back()?.0;
+                match self.runs.entry(key) {
+                    Entry::Occupied(e) => e,
+                    Entry::Vacant(_) => return None,
+                }
+            }
+        };
+        let run = entry.get_mut();
+        let i = position(run, seq)?;
+        let msg = run.remove(i)?;
+        self.len -= 1;
+        if run.is_empty() {
+            entry.remove();
+        } else if !newest && run.len() * 4 <= run.capacity() {
+            // A run left mostly empty by out-of-order deletes gives its memory back; the newest
+            // run keeps its capacity for the next sends.
+            run.shrink_to_fit();
+        }
+        Some(msg)
+    }
+
+    fn values(&self) -> impl Iterator<Item = &Message> {
+        self.runs.values().flatten()
+    }
+}
+
+/// Where `seq` is in a run. Sequences in a run are usually consecutive (one queue taking every
+/// sequence), so the offset from the first is tried before a binary search.
+fn position(run: &VecDeque<Message>, seq: u64) -> Option<usize> {
+    let offset = seq.checked_sub(run.front()?.seq)?;
+    if let Ok(guess) = usize::try_from(offset) {
+        if run.get(guess).is_some_and(|m| m.seq == seq) {
+            return Some(guess);
+        }
+    }
+    run.binary_search_by_key(&seq, |m| m.seq).ok()
+}
+
+#[derive(Clone, Copy)]
+enum Where {
+    Last,
+    First,
+    Search,
+}
+
+/// Make room for one more message in a run that is not full.
+fn grow(run: &mut VecDeque<Message>) {
+    if run.len() == run.capacity() && run.len() < RUN {
+        let target = (run.capacity() * 2).clamp(FIRST, RUN);
+        run.reserve_exact(target - run.len());
+    }
+}
+
+fn new_run(msg: Message) -> VecDeque<Message> {
+    let mut run = VecDeque::with_capacity(FIRST);
+    run.push_back(msg);
+    run
+}
+
+/// A queue's messages by sequence, with the oldest (by `sent_at`, then sequence) at hand.
+#[derive(Debug, Default)]
+pub(crate) struct Messages {
+    /// Sequence order is `(sent_at, seq)` order here.
+    ordered: Runs,
+    others: Runs,
+    others_by_age: BTreeSet<(u64, u64)>,
+}
+
+impl Messages {
+    pub(crate) fn get(&self, seq: &u64) -> Option<&Message> {
+        match self.ordered.get(*seq) {
+            Some(m) => Some(m),
+            None if self.others.len == 0 => None,
+            None => self.others.get(*seq),
+        }
+    }
+
+    pub(crate) fn get_mut(&mut self, seq: &u64) -> Option<&mut Message> {
+        if self.others.len == 0 {
+            return self.ordered.get_mut(*seq);
+        }
+        match self.ordered.get_mut(*seq) {
+            Some(m) => Some(m),
+            None => self.others.get_mut(*seq),
+        }
+    }
+
+    /// Add a message, replacing one with the same sequence.
+    pub(crate) fn insert(&mut self, msg: Message) {
+        let seq = msg.seq;
+        let newest = self.ordered.last().is_none_or(|last| seq > last.seq);
+        if !newest || self.others.len > 0 {
+            self.remove(&seq);
+        }
+        let in_order = newest
+            && self
+                .ordered
+                .last()
+                .is_none_or(|last| msg.sent_at >= last.sent_at);
+        if in_order {
+            self.ordered.insert(msg);
+        } else {
+            self.others_by_age.insert((msg.sent_at, seq));
+            self.others.insert(msg);
+        }
+    }
+
+    pub(crate) fn remove(&mut self, seq: &u64) -> Option<Message> {
+        if let Some(m) = self.ordered.remove(*seq) {
+            return Some(m);
+        }
+        if self.others.len == 0 {
+            return None;
+        }
+        let m = self.others.remove(*seq)?;
+        self.others_by_age.remove(&(m.sent_at, m.seq));
+        Some(m)
+    }
+
+    /// `(sent_at, seq)` of the message sent first: the next to expire by retention.
+    pub(crate) fn oldest(&self) -> Option<(u64, u64)> {
+        let ordered = self.ordered.first().map(|m| (m.sent_at, m.seq));
+        let other = self.others_by_age.first().copied();
+        match (ordered, other) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Every message, in no particular order.
+    pub(crate) fn values(&self) -> impl Iterator<Item = &Message> {
+        self.ordered.values().chain(self.others.values())
+    }
+
+    /// Every message's sequence, in no particular order.
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &u64> {
+        self.values().map(|m| &m.seq)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::message::MessageState;
+    use super::*;
+
+    fn msg(seq: u64, sent_at: u64) -> Message {
+        Message {
+            seq,
+            body: format!("m{seq}").into(),
+            body_md5: [0; 16],
+            attributes: None,
+            extra: None,
+            group: 0,
+            sent_at,
+            state: MessageState::Visible,
+            deadline: 0,
+            receive_count: 0,
+            serial: 0,
+            first_receive_at: 0,
+            received_at: 0,
+            visibility_changed: false,
+        }
+    }
+
+    /// The store against a sorted map, under inserts in and out of order and removals anywhere.
+    #[test]
+    fn agrees_with_a_sorted_map() {
+        let mut store = Messages::default();
+        let mut model: BTreeMap<u64, u64> = BTreeMap::new();
+        // A small deterministic generator: the test needs variety, not quality.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut seq = 1000u64;
+        let mut clock = 0u64;
+        for step in 0..20_000 {
+            let r = next() % 10;
+            if r < 5 {
+                seq += 1 + next() % 3;
+                clock += next() % 2;
+                store.insert(msg(seq, clock));
+                model.insert(seq, clock);
+            } else if r < 6 {
+                // Out of sequence order, or with an older send time.
+                let s = next() % (seq + 10);
+                let at = next() % (clock + 1);
+                store.insert(msg(s, at));
+                model.insert(s, at);
+            } else if let Some(&victim) = model.keys().nth((next() % 8) as usize) {
+                let victim = if r < 8 {
+                    victim
+                } else {
+                    let keys: Vec<u64> = model.keys().copied().collect();
+                    keys[(next() as usize) % keys.len()]
+                };
+                assert_eq!(
+                    store.remove(&victim).map(|m| m.sent_at),
+                    model.remove(&victim)
+                );
+            }
+            assert_eq!(
+                store.ordered.len + store.others.len,
+                model.len(),
+                "step {step}"
+            );
+            assert_eq!(store.keys().count(), model.len(), "step {step}");
+            let oldest = model.iter().map(|(s, at)| (*at, *s)).min();
+            assert_eq!(store.oldest(), oldest, "step {step}");
+            let probe = next() % (seq + 10);
+            assert_eq!(
+                store.get(&probe).map(|m| m.sent_at),
+                model.get(&probe).copied()
+            );
+        }
+        let mut seqs: Vec<u64> = store.keys().copied().collect();
+        seqs.sort_unstable();
+        assert_eq!(seqs, model.keys().copied().collect::<Vec<_>>());
+        for s in seqs {
+            assert_eq!(store.get(&s).map(|m| m.seq), Some(s));
+        }
+    }
+}
