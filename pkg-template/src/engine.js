@@ -14,6 +14,7 @@ import { Waiters } from "./waiters.js";
 // Entry points for the HTTP handlers (same package, not public API): symbols keep them off the
 // documented surface without a second class.
 export const HTTP = Symbol("wasq.http");
+export const PARSED = Symbol("wasq.parsed");
 export const CONTEXT = Symbol("wasq.context");
 export const DISPATCH = Symbol("wasq.dispatch");
 export const WAIT = Symbol("wasq.wait");
@@ -289,6 +290,10 @@ export class Engine {
 
   [HTTP](request, options) {
     return this.#run((core, now) => core.handleHttp(now, request, options));
+  }
+
+  [PARSED](parsed, requestId) {
+    return this.#run((core, now) => core.dispatchParsed(now, parsed, requestId));
   }
 
   /** What the protocol layer reads from a request's headers: `{ region, host, scheme, … }`. */
