@@ -7,8 +7,8 @@
 // engine returns; the output gate holds the response until that write is durable. Nothing here
 // awaits between a state change and its write.
 
-import { Engine, DurableObjectStorage, createRequestHandler } from "../entry/workerd.js";
-import { DISPATCH, WAIT, CONTEXT } from "../src/engine.js";
+import { Engine, DurableObjectStorage } from "../entry/workerd.js";
+import { DISPATCH, WAIT, FLUSH, NOW, PARSED } from "../src/engine.js";
 
 const SEED_KEY = "wasq-edge:seed";
 const decoder = new TextDecoder();
@@ -23,7 +23,6 @@ export function engineSettings(env) {
 
 export class EngineHost {
   #engine = null;
-  #handler = null;
   #alarmAt = undefined; // undefined: not read yet; null: none set
 
   constructor(ctx, env) {
@@ -48,26 +47,51 @@ export class EngineHost {
         storage: new DurableObjectStorage(this.ctx.storage),
         timers: false,
       });
-      this.#handler = createRequestHandler(this.#engine);
     }
     return this.#engine;
   }
 
   /**
-   * One SQS request through the Rust protocol layer, without a signature check: the Worker checked
-   * it. That is safe because a Durable Object has no address of its own: only code holding the
+   * One SQS request as the Worker admitted it (`{protocol, action, params, context}`, see
+   * `admitHttp`), run without the protocol layer's reading or signature check: the Worker did
+   * both. That is safe because a Durable Object has no address of its own: only code holding the
    * namespace binding (this deployment's Worker and objects) can reach it, never a client. The
    * request may be a rewritten part of the client's (a sub-batch, a handle without its prefix),
    * which no longer carries a valid signature anyway.
+   *
+   * A ReceiveMessage that finds nothing long-polls here as `serve()` does for HTTP requests:
+   * wait until the queue is receivable or the wait ends, then receive again.
    */
-  async http(meta, body, signal) {
-    this.engine;
+  async parsed(parsed, signal) {
+    const engine = this.engine;
     try {
-      const { response } = await this.#handler.handle(
-        { method: meta.method, path: meta.path, query: meta.query, headers: Object.fromEntries(meta.headers), body },
-        { abortSignal: signal },
-      );
-      return { status: response.statusCode, headers: Object.entries(response.headers), body: response.body };
+      const start = engine[NOW]();
+      let res = engine[PARSED](parsed);
+      if (parsed.action === "ReceiveMessage" && res.status === 200 && !delivered(res, parsed.protocol)) {
+        const params = JSON.parse(parsed.params);
+        let wait = params.WaitTimeSeconds;
+        if (wait === undefined || wait === null) {
+          try {
+            const attrs = engine[DISPATCH](
+              "GetQueueAttributes",
+              { QueueUrl: params.QueueUrl, AttributeNames: ["ReceiveMessageWaitTimeSeconds"] },
+              parsed.context,
+            );
+            wait = attrs.Attributes?.ReceiveMessageWaitTimeSeconds;
+          } catch {
+            wait = 0;
+          }
+        }
+        wait = Number(wait);
+        const deadline = start + (Number.isFinite(wait) ? wait : 0) * 1000;
+        while (engine[NOW]() < deadline && !signal?.aborted) {
+          await engine[WAIT](params.QueueUrl, parsed.context, deadline, signal);
+          res = engine[PARSED](parsed);
+          if (res.status !== 200 || delivered(res, parsed.protocol)) break;
+        }
+      }
+      await engine[FLUSH]();
+      return res;
     } finally {
       await this.syncAlarm();
     }
@@ -120,11 +144,6 @@ export class EngineHost {
     return Date.now() < deadline;
   }
 
-  /** The request's caller context, as the protocol layer reads it from the headers. */
-  contextOf(meta, body) {
-    return this.engine[CONTEXT]({ ...meta, body });
-  }
-
   /** Keep the object's one alarm on the engine's next deadline. */
   async syncAlarm() {
     if (this.#engine === null) return;
@@ -152,16 +171,11 @@ export class EngineHost {
     await this.syncAlarm();
   }
 
-  /** Internal endpoints: POST /http (an SQS request), /call (JSON actions), /wait. */
+  /** Internal endpoints: POST /parsed (an admitted SQS request), /call (JSON actions), /wait. */
   async fetch(request) {
     const url = new URL(request.url);
-    if (url.pathname === "/http") {
-      const meta = JSON.parse(request.headers.get("x-wasq-request"));
-      const body = new Uint8Array(await request.arrayBuffer());
-      const res = await this.http(meta, body, request.signal);
-      return encodeHttp(res);
-    }
     const input = JSON.parse(decoder.decode(await request.arrayBuffer()) || "{}");
+    if (url.pathname === "/parsed") return encodeHttp(await this.parsed(input, request.signal));
     const out = await this.internal(url.pathname, input, request);
     return Response.json(out ?? null);
   }
@@ -174,6 +188,11 @@ export class EngineHost {
     }
     throw new Error(`wasq edge object: unknown endpoint ${path}`);
   }
+}
+
+/** Whether a ReceiveMessage answer holds messages (the engine's own output, either protocol). */
+function delivered(res, protocol) {
+  return decoder.decode(res.body).includes(protocol === "json" ? '"Messages":' : "<Message>");
 }
 
 /** An engine response carried back to the Worker: status, headers (JSON) and body. */

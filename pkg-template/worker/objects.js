@@ -141,15 +141,11 @@ export class WasqDirectory extends EngineHost {
   async fetch(request) {
     const url = new URL(request.url);
     if (url.pathname !== "/control") return super.fetch(request);
-    const meta = JSON.parse(request.headers.get("x-wasq-request"));
     const { action, name, region, context } = JSON.parse(request.headers.get("x-wasq-route"));
-    const body = new Uint8Array(await request.arrayBuffer());
+    const parsed = await request.json();
     const before = name ? this.#record(region, name) : null;
-    const res = await this.http(meta, body, request.signal);
-    if (MOVE_ACTIONS.has(action)) {
-      const p = wire.parse({ ...meta, body });
-      return encodeHttp(p ? await this.#moveTasks.answer(action, p, res, context, region) : res);
-    }
+    const res = await this.parsed(parsed, request.signal);
+    if (MOVE_ACTIONS.has(action)) return encodeHttp(await this.#moveTasks.answer(action, wire.read(parsed), res, context, region));
     if (res.status === 200 && name) {
       if (action === "CreateQueue" || action === "SetQueueAttributes") await this.#sync(context, region, name);
       else if (action === "DeleteQueue") await this.#delete(context, region, name, before);

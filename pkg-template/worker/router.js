@@ -59,14 +59,12 @@ function stub(ns, name) {
   return ns.get(ns.idFromName(name));
 }
 
-async function sendHttp(target, path, req, extra = {}, signal) {
-  const meta = { method: req.method, path: req.path, query: req.query, headers: req.headers };
-  const res = await target.fetch(`http://wasq${path}`, {
-    method: "POST",
-    headers: { "x-wasq-request": JSON.stringify(meta), ...extra },
-    body: req.body,
-    signal,
-  });
+/**
+ * An admitted request (`{protocol, action, params, context}`) to an object, which runs it without
+ * reading HTTP again; the answer is the engine's, as `handleHttp` would give it.
+ */
+async function sendParsed(target, path, parsed, extra = {}, signal) {
+  const res = await target.fetch(`http://wasq${path}`, { method: "POST", headers: extra, body: JSON.stringify(parsed), signal });
   return decodeHttp(res);
 }
 
@@ -106,12 +104,11 @@ async function route(env, req, signal) {
   const admitted = scratchCore(env).admitHttp(Date.now(), req, credentials ? { credentials } : undefined);
   if (admitted.response) return admitted.response;
   const { context } = admitted;
-  const p = wire.parse(req);
-  if (p) p.action = admitted.action;
+  const p = wire.read(admitted);
   const region = context.region ?? env.WASQ_REGION ?? "us-east-1";
-  const ctx = { env, req, p, context, region, signal };
-  if (p && DATA_PLANE.has(p.action)) {
-    const name = wire.queueNameOf(wire.queueUrlOf(p, req));
+  const ctx = { env, p, context, region, signal };
+  if (DATA_PLANE.has(p.action)) {
+    const name = wire.queueNameOf(wire.queueUrlOf(p));
     const record = name ? await meta(env, region, name) : null;
     if (record) return dataPlane({ ...ctx, name, record });
   }
@@ -134,11 +131,11 @@ async function meta(env, region, name, fresh = false) {
   return record;
 }
 
-async function control({ env, req, p, context, region, signal }) {
-  const action = p?.action ?? "";
-  const name = p ? (action === "CreateQueue" ? wire.field(p, "QueueName") : wire.queueNameOf(wire.queueUrlOf(p, req))) : undefined;
+async function control({ env, p, context, region, signal }) {
+  const action = p.action;
+  const name = action === "CreateQueue" ? wire.field(p, "QueueName") : wire.queueNameOf(wire.queueUrlOf(p));
   const routeInfo = { action, name: PROPAGATING.has(action) ? name : undefined, region, context };
-  const res = await sendHttp(directory(env), "/control", req, { "x-wasq-route": JSON.stringify(routeInfo) }, signal);
+  const res = await sendParsed(directory(env), "/control", p.parsed, { "x-wasq-route": JSON.stringify(routeInfo) }, signal);
   if (name) metaCache.delete(`${region}/${name}`);
   if (action === "GetQueueAttributes" && res.status === 200 && name) return withCounters(env, p, res, context, region, name);
   return res;
@@ -150,7 +147,7 @@ async function withCounters(env, p, res, context, region, name) {
   if (!counters.length) return res;
   const record = await meta(env, region, name);
   if (!record) return res;
-  const queueUrl = wire.queueUrlOf(p, { path: "" }) ?? "";
+  const queueUrl = wire.queueUrlOf(p) ?? "";
   const sums = Object.fromEntries(counters.map((c) => [c, 0]));
   const answers = await Promise.all(
     record.locations.map((o) =>
@@ -194,7 +191,7 @@ function at(ctx, location) {
 
 function sendMessage(ctx) {
   const loc = partitionOf(wire.field(ctx.p, "MessageGroupId"), ctx.record.partitions, spread);
-  return sendHttp(at(ctx, loc), "/http", ctx.req, {}, ctx.signal);
+  return sendParsed(at(ctx, loc), "/parsed", ctx.p.parsed, {}, ctx.signal);
 }
 
 async function byHandle(ctx) {
@@ -203,10 +200,10 @@ async function byHandle(ctx) {
     ctx.record = (await meta(ctx.env, ctx.region, ctx.name, true)) ?? ctx.record;
   }
   if (!h || h.location >= ctx.record.locations.length) {
-    return sendHttp(at(ctx, 0), "/http", ctx.req, {}, ctx.signal); // the engine names the bad handle
+    return sendParsed(at(ctx, 0), "/parsed", ctx.p.parsed, {}, ctx.signal); // the engine names the bad handle
   }
-  const sub = wire.rewrite(ctx.req, ctx.p, { set: { ReceiptHandle: h.handle } });
-  return sendHttp(at(ctx, h.location), "/http", sub, {}, ctx.signal);
+  const sub = wire.rewrite(ctx.p, { set: { ReceiptHandle: h.handle } });
+  return sendParsed(at(ctx, h.location), "/parsed", sub, {}, ctx.signal);
 }
 
 /**
@@ -229,9 +226,9 @@ function splittable(p, list) {
 }
 
 async function batch(ctx, locate, entryPatch) {
-  const { p, req } = ctx;
+  const { p } = ctx;
   const list = wire.entries(p);
-  if (!splittable(p, list)) return sendHttp(at(ctx, 0), "/http", req, {}, ctx.signal);
+  if (!splittable(p, list)) return sendParsed(at(ctx, 0), "/parsed", p.parsed, {}, ctx.signal);
   const start = spread();
   const groups = new Map();
   list.forEach((e, i) => {
@@ -242,10 +239,10 @@ async function batch(ctx, locate, entryPatch) {
   });
   if (groups.size === 1 && !entryPatch) {
     const [loc] = groups.keys();
-    return sendHttp(at(ctx, loc), "/http", req, {}, ctx.signal);
+    return sendParsed(at(ctx, loc), "/parsed", p.parsed, {}, ctx.signal);
   }
   const parts = await Promise.all(
-    [...groups].map(([loc, keep]) => sendHttp(at(ctx, loc), "/http", wire.rewrite(req, p, { keep, entryPatch }), {}, ctx.signal)),
+    [...groups].map(([loc, keep]) => sendParsed(at(ctx, loc), "/parsed", wire.rewrite(p, { keep, entryPatch }), {}, ctx.signal)),
   );
   const failed = parts.find((r) => r.status !== 200);
   if (failed) return failed;
@@ -273,19 +270,18 @@ function validCount(value, lo, hi) {
 }
 
 async function receive(ctx) {
-  const { p, req, record, env, context } = ctx;
+  const { p, record, env, context } = ctx;
   const locations = record.locations;
-  const raw = p.json ? p.params : null;
-  const maxValue = raw ? raw.MaxNumberOfMessages : p.params.get("MaxNumberOfMessages") ?? undefined;
-  const waitValue = raw ? raw.WaitTimeSeconds : p.params.get("WaitTimeSeconds") ?? undefined;
+  const maxValue = p.params.MaxNumberOfMessages;
+  const waitValue = p.params.WaitTimeSeconds;
   if (locations.length === 1 || !validCount(maxValue, 1, 10) || !validCount(waitValue, 0, 20)) {
     // One object, or an answer the engine must give: the whole request, long poll included, runs there.
-    const res = await sendHttp(at(ctx, 0), "/http", req, {}, ctx.signal);
+    const res = await sendParsed(at(ctx, 0), "/parsed", p.parsed, {}, ctx.signal);
     if (res.status !== 200) return res;
     return wire.receiveResponse(p.json, res, wire.receivedMessages(p.json, res, wrapHandle(0, "")));
   }
   const max = maxValue === undefined || maxValue === null ? 1 : Number(maxValue);
-  const queueUrl = wire.queueUrlOf(p, req);
+  const queueUrl = wire.queueUrlOf(p);
   const started = Date.now();
   const attempt = wire.field(p, "ReceiveRequestAttemptId");
   const first = attempt !== undefined ? groupHash(attempt) % locations.length : spread() % locations.length;
@@ -298,10 +294,8 @@ async function receive(ctx) {
     let error = null;
     for (let i = 0; i < locations.length && got.length < max; i++) {
       const loc = (from + i) % locations.length;
-      const sub = wire.rewrite(req, p, {
-        set: { MaxNumberOfMessages: p.json ? max - got.length : String(max - got.length), WaitTimeSeconds: p.json ? 0 : "0" },
-      });
-      const res = await sendHttp(at(ctx, loc), "/http", sub, {}, ctx.signal);
+      const sub = wire.rewrite(p, { set: { MaxNumberOfMessages: max - got.length, WaitTimeSeconds: 0 } });
+      const res = await sendParsed(at(ctx, loc), "/parsed", sub, {}, ctx.signal);
       if (res.status !== 200) {
         error ??= res;
         continue;

@@ -1,8 +1,9 @@
-// What the router needs to know about an SQS request without executing it: its action, its
-// queue, the few fields that decide a partition, and how to write a copy with some fields changed
-// (a sub-batch, a receipt handle without its partition prefix). Execution, validation and the
-// response format stay with the Rust protocol layer inside the objects: this file only reads and
-// splices requests and the engine's own responses, in both AWS JSON 1.0 and Query/XML.
+// What the router needs to know about an admitted SQS request (`admitHttp`'s `{protocol, action,
+// params, context}`, `params` AWS JSON text in both protocols) without executing it: its queue,
+// the few fields that decide a partition, and how to write a copy with some fields changed (a
+// sub-batch, a receipt handle without its partition prefix). Execution, validation and the
+// response format stay with the Rust engine inside the objects: this file only reads and splices
+// requests and the engine's own responses, in both AWS JSON 1.0 and Query/XML.
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -12,56 +13,24 @@ export function header(req, name) {
   return undefined;
 }
 
-/** The batch actions and how the Query protocol names their entries. */
-export const BATCH_ENTRY = {
-  SendMessageBatch: "SendMessageBatchRequestEntry",
-  DeleteMessageBatch: "DeleteMessageBatchRequestEntry",
-  ChangeMessageVisibilityBatch: "ChangeMessageVisibilityBatchRequestEntry",
-};
-
 /**
- * `{ json, action, params }`: `params` is the JSON body (JSON protocol) or a Map-like
- * URLSearchParams (Query). `null` when the request is not readable: it is then sent whole to
- * the engine, which answers with the exact SQS error.
+ * `{ json, action, params, parsed }` of an admitted request: `json` whether it came in the JSON
+ * protocol (which decides the response format), `params` its parameters as an object.
  */
-export function parse(req) {
-  const target = header(req, "x-amz-target");
-  const type = (header(req, "content-type") ?? "").trim().toLowerCase();
-  if (target !== undefined || type.startsWith("application/x-amz-json")) {
-    const action = (target ?? "").trim().replace(/^AmazonSQS\./, "");
-    let params;
-    try {
-      const text = decoder.decode(req.body);
-      params = text.trim() === "" ? {} : JSON.parse(text);
-    } catch {
-      return null;
-    }
-    if (params === null || typeof params !== "object" || Array.isArray(params)) return null;
-    return { json: true, action, params };
-  }
-  const params = new URLSearchParams(req.query);
-  const formBody = type === "" || type.startsWith("application/x-www-form-urlencoded");
-  if (formBody && req.method.toUpperCase() !== "GET") {
-    for (const [k, v] of new URLSearchParams(decoder.decode(req.body))) params.append(k, v);
-  }
-  return { json: false, action: params.get("Action") ?? "", params };
+export function read(parsed) {
+  const params = JSON.parse(parsed.params);
+  return { json: parsed.protocol === "json", action: parsed.action, params: params !== null && typeof params === "object" ? params : {}, parsed };
 }
 
 /** A top-level scalar parameter as a string (undefined when absent). */
 export function field(p, name) {
-  if (p.json) {
-    const v = p.params[name];
-    return v === undefined || v === null ? undefined : typeof v === "string" ? v : String(v);
-  }
-  return p.params.get(name) ?? undefined;
+  const v = p.params[name];
+  return v === undefined || v === null ? undefined : typeof v === "string" ? v : String(v);
 }
 
-/** The queue URL a request addresses (Query requests may name it by path instead). */
-export function queueUrlOf(p, req) {
-  const url = field(p, "QueueUrl");
-  if (url !== undefined) return url;
-  if (!p.json && /^\/\d+\/[^/]+\/?$/.test(req.path)) return req.path;
-  return undefined;
+/** The queue URL a request addresses (a Query request naming it by path has it as `QueueUrl`). */
+export function queueUrlOf(p) {
+  return field(p, "QueueUrl");
 }
 
 /** The queue name of a queue URL (its last path segment), as the engine resolves it. */
@@ -73,35 +42,15 @@ export function queueNameOf(url) {
 }
 
 /**
- * Batch entries in request order: `{ id, fields }` where `fields` reads one member
+ * Batch entries in request order: `{ id, get, raw }` where `get` reads one member
  * (`MessageGroupId`, `ReceiptHandle`, `MessageBody`, …). `null` when the entry list is not a
  * well-formed list (the engine reports that).
  */
 export function entries(p) {
-  if (p.json) {
-    const list = p.params.Entries;
-    if (!Array.isArray(list)) return null;
-    if (!list.every((e) => e !== null && typeof e === "object" && !Array.isArray(e))) return null;
-    return list.map((e) => ({ id: e.Id, get: (k) => e[k], raw: e }));
-  }
-  const prefix = BATCH_ENTRY[p.action] + ".";
-  const byIndex = new Map();
-  for (const [k, v] of p.params) {
-    if (!k.startsWith(prefix)) continue;
-    const rest = k.slice(prefix.length);
-    const dot = rest.indexOf(".");
-    if (dot <= 0 || !/^\d+$/.test(rest.slice(0, dot))) return null;
-    const n = Number(rest.slice(0, dot));
-    if (!byIndex.has(n)) byIndex.set(n, []);
-    byIndex.get(n).push([rest.slice(dot + 1), v]);
-  }
-  return [...byIndex.keys()]
-    .sort((a, b) => a - b)
-    .map((n) => {
-      const pairs = byIndex.get(n);
-      const get = (k) => pairs.find(([name]) => name === k)?.[1];
-      return { id: get("Id"), get, raw: pairs };
-    });
+  const list = p.params.Entries;
+  if (!Array.isArray(list)) return null;
+  if (!list.every((e) => e !== null && typeof e === "object" && !Array.isArray(e))) return null;
+  return list.map((e) => ({ id: e.Id, get: (k) => e[k], raw: e }));
 }
 
 /** Payload bytes of one SendMessageBatch entry, as the engine counts them (body + attributes). */
@@ -112,46 +61,18 @@ export function payloadBytes(p, entry) {
     if (binary !== undefined) total += Math.floor((String(binary).replace(/=+$/, "").length * 3) / 4);
     else total += encoder.encode(String(value ?? "")).length;
   };
-  if (p.json) {
-    for (const [name, v] of Object.entries(entry.raw.MessageAttributes ?? {})) {
-      add(name, v?.DataType, v?.StringValue, v?.BinaryValue);
-    }
-  } else {
-    for (let i = 1; entry.get(`MessageAttribute.${i}.Name`) !== undefined; i++) {
-      const k = `MessageAttribute.${i}.`;
-      add(entry.get(k + "Name"), entry.get(k + "Value.DataType"), entry.get(k + "Value.StringValue"), entry.get(k + "Value.BinaryValue"));
-    }
+  const attrs = entry.raw.MessageAttributes;
+  if (attrs !== null && typeof attrs === "object") {
+    for (const [name, v] of Object.entries(attrs)) add(name, v?.DataType, v?.StringValue, v?.BinaryValue);
   }
   return total;
 }
 
-/** A copy of `req` whose parameters are `p` with `set` applied (name → value) and, when given, only `keep` entries. */
-export function rewrite(req, p, { set = {}, keep, entryPatch } = {}) {
-  if (p.json) {
-    const params = { ...p.params, ...set };
-    if (keep) {
-      params.Entries = keep.map((e) => (entryPatch ? { ...e.raw, ...entryPatch(e) } : e.raw));
-    }
-    return { ...req, query: req.query, body: encoder.encode(JSON.stringify(params)) };
-  }
-  const prefix = BATCH_ENTRY[p.action] + ".";
-  const out = new URLSearchParams();
-  for (const [k, v] of p.params) {
-    if (keep && k.startsWith(prefix)) continue;
-    if (Object.hasOwn(set, k)) continue;
-    out.append(k, v);
-  }
-  for (const [k, v] of Object.entries(set)) out.append(k, String(v));
-  if (keep) {
-    keep.forEach((e, i) => {
-      const patch = entryPatch ? entryPatch(e) : {};
-      for (const [name, v] of e.raw) out.append(`${prefix}${i + 1}.${name}`, Object.hasOwn(patch, name) ? patch[name] : v);
-    });
-  }
-  // Everything travels in the form body; the path (which may name the queue) is kept.
-  const headers = req.headers.filter(([k]) => !["content-type", "content-length"].includes(k.toLowerCase()));
-  headers.push(["content-type", "application/x-www-form-urlencoded"]);
-  return { ...req, method: "POST", query: "", headers, body: encoder.encode(out.toString()) };
+/** The admitted form of `p` with `set` applied (name → value) and, when given, only `keep` entries. */
+export function rewrite(p, { set = {}, keep, entryPatch } = {}) {
+  const params = { ...p.params, ...set };
+  if (keep) params.Entries = keep.map((e) => (entryPatch ? { ...e.raw, ...entryPatch(e) } : e.raw));
+  return { ...p.parsed, params: JSON.stringify(params) };
 }
 
 // ---- responses (the engine's own output, spliced) ----

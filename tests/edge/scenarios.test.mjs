@@ -119,6 +119,17 @@ for (const partitions of [1, 4]) {
       assert.ok(Date.now() - t1 >= 900, "an empty long poll waits its time");
     });
 
+    test("long polling by the queue's ReceiveMessageWaitTimeSeconds when the request names no wait", async () => {
+      const url = await create("poll-default-q", { ReceiveMessageWaitTimeSeconds: "10" });
+      const waiting = sqs.send(new S.ReceiveMessageCommand({ QueueUrl: url }));
+      await sleep(300);
+      await sqs.send(new S.SendMessageCommand({ QueueUrl: url, MessageBody: "default-wait" }));
+      const got = await waiting;
+      assert.equal(got.Messages?.[0]?.Body, "default-wait", "the receive waited for the send");
+      const short = await sqs.send(new S.ReceiveMessageCommand({ QueueUrl: url, WaitTimeSeconds: 0, VisibilityTimeout: 0 }));
+      assert.equal(short.Messages?.length ?? 0, 0, "the received message stays in flight");
+    });
+
     test("dead-letter queue: exhausted messages move and keep id, receive count and source ARN", async () => {
       const dlq = await create("dead-q");
       const dlqArn = (await sqs.send(new S.GetQueueAttributesCommand({ QueueUrl: dlq, AttributeNames: ["QueueArn"] }))).Attributes.QueueArn;
