@@ -22,13 +22,16 @@ export default {
         // Date.now() only advances across I/O in workerd; every iteration awaits an object call.
         while (Date.now() < end && next < requests.length) {
           const r = requests[next++];
-          const res = stub
-            ? await stub.fetch("http://wasq/http", {
-                method: "POST",
-                headers: { "x-wasq-request": JSON.stringify({ method: "POST", path: r.path, query: "", headers: r.headers }) },
-                body: r.body,
-              })
-            : await worker.fetch(new Request(`http://${r.host}${r.path}`, { method: "POST", headers: r.headers, body: r.body }), env);
+          // `parsed`: the Worker's admitted form (objects since /parsed); else the HTTP request (older builds).
+          const res = !stub
+            ? await worker.fetch(new Request(`http://${r.host}${r.path}`, { method: "POST", headers: r.headers, body: r.body }), env)
+            : r.parsed
+              ? await stub.fetch("http://wasq/parsed", { method: "POST", body: JSON.stringify(r.parsed) })
+              : await stub.fetch("http://wasq/http", {
+                  method: "POST",
+                  headers: { "x-wasq-request": JSON.stringify({ method: "POST", path: r.path, query: "", headers: r.headers }) },
+                  body: r.body,
+                });
           await res.arrayBuffer();
           const status = stub ? Number(res.headers.get("x-wasq-status")) : res.status;
           if (status === 200) done++;
