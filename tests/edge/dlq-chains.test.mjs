@@ -7,10 +7,9 @@ import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import * as S from "@aws-sdk/client-sqs";
-import { startWorker, client, PKG, CREDENTIALS } from "./harness.mjs";
+import { startWorker, client, PKG, CREDENTIALS, HT_FIFO, createQueue } from "./harness.mjs";
 
 const wasq = await import(join(PKG, "entry/node.js"));
-const htFifo = { FifoQueue: "true", DeduplicationScope: "messageGroup", FifoThroughputLimit: "perMessageGroupId" };
 
 function oneEngine() {
   const engine = new wasq.Engine({ seed: 3 });
@@ -30,7 +29,7 @@ function oneEngine() {
 async function chainScenario(sqs) {
   const trace = [];
   const ids = new Map();
-  const create = async (name, Attributes = {}) => (await sqs.send(new S.CreateQueueCommand({ QueueName: name, Attributes }))).QueueUrl;
+  const create = (name, Attributes) => createQueue(sqs, name, Attributes);
   const arnOf = async (url) => (await sqs.send(new S.GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ["QueueArn"] }))).Attributes.QueueArn;
   const redrive = (arn, n) => JSON.stringify({ deadLetterTargetArn: arn, maxReceiveCount: n });
   const receive = async (label, url) => {
@@ -89,10 +88,10 @@ for (const partitions of [1, 4]) {
     });
 
     test("a partitioned FIFO DLQ: each dead-lettered group stays in one location, in order, one in flight", async () => {
-      const create = async (name, Attributes = {}) => (await sqs.send(new S.CreateQueueCommand({ QueueName: name, Attributes }))).QueueUrl;
-      const dlq = await create("place-dlq.fifo", htFifo);
+      const create = (name, Attributes) => createQueue(sqs, name, Attributes);
+      const dlq = await create("place-dlq.fifo", HT_FIFO);
       const dlqArn = (await sqs.send(new S.GetQueueAttributesCommand({ QueueUrl: dlq, AttributeNames: ["QueueArn"] }))).Attributes.QueueArn;
-      const src = await create("place-src.fifo", { ...htFifo, VisibilityTimeout: "0", RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: 1 }) });
+      const src = await create("place-src.fifo", { ...HT_FIFO, VisibilityTimeout: "0", RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: 1 }) });
       const sent = [];
       for (let i = 0; i < 24; i++) {
         const body = `g${i % 6}-${i}`;

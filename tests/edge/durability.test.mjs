@@ -8,17 +8,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as S from "@aws-sdk/client-sqs";
-import { startWorker, client } from "./harness.mjs";
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const htFifo = { FifoQueue: "true", DeduplicationScope: "messageGroup", FifoThroughputLimit: "perMessageGroupId" };
+import { startWorker, client, HT_FIFO, createQueue, sleep } from "./harness.mjs";
 
 test("restart mid-workload: nothing acknowledged is lost, in-flight deadlines and alarms survive", async () => {
   const dir = mkdtempSync(join(tmpdir(), "wasq-edge-"));
   let mf = startWorker({ partitions: 4, persist: dir });
   try {
     let sqs = await client(mf);
-    const url = (await sqs.send(new S.CreateQueueCommand({ QueueName: "durable.fifo", Attributes: htFifo }))).QueueUrl;
+    const url = await createQueue(sqs, "durable.fifo", HT_FIFO);
     const sent = [];
     for (let i = 0; i < 40; i++) {
       const body = `g${i % 8}-${i}`;
@@ -70,7 +67,7 @@ test("partitioned FIFO under concurrent senders and receivers: per-group order, 
   const mf = startWorker({ partitions: 4 });
   try {
     const sqs = await client(mf);
-    const url = (await sqs.send(new S.CreateQueueCommand({ QueueName: "busy.fifo", Attributes: htFifo }))).QueueUrl;
+    const url = await createQueue(sqs, "busy.fifo", HT_FIFO);
     const GROUPS = 12;
     const PER_GROUP = 15;
     const senders = Array.from({ length: 4 }, (_, s) =>
@@ -129,10 +126,10 @@ test("a move task survives a restart: the directory's alarm resumes it, nothing 
   let mf = startWorker({ partitions: 4, persist: dir });
   try {
     let sqs = await client(mf);
-    const create = async (name, Attributes) => (await sqs.send(new S.CreateQueueCommand({ QueueName: name, Attributes }))).QueueUrl;
-    const dlq = await create("rd-dlq.fifo", htFifo);
+    const create = (name, Attributes) => createQueue(sqs, name, Attributes);
+    const dlq = await create("rd-dlq.fifo", HT_FIFO);
     const dlqArn = (await sqs.send(new S.GetQueueAttributesCommand({ QueueUrl: dlq, AttributeNames: ["QueueArn"] }))).Attributes.QueueArn;
-    const src = await create("rd-src.fifo", { ...htFifo, VisibilityTimeout: "0", RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: 1 }) });
+    const src = await create("rd-src.fifo", { ...HT_FIFO, VisibilityTimeout: "0", RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: 1 }) });
     const bodies = Array.from({ length: 10 }, (_, i) => `g${i % 5}-${i}`);
     for (const [i, body] of bodies.entries()) {
       await sqs.send(new S.SendMessageCommand({ QueueUrl: src, MessageBody: body, MessageGroupId: `g${i % 5}`, MessageDeduplicationId: `d${i}` }));

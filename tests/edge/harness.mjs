@@ -2,7 +2,7 @@
 // @aws-sdk/client-sqs client whose requestHandler forwards to mf.dispatchFetch (MD5 checks on).
 
 import { Miniflare } from "miniflare";
-import { SQSClient } from "@aws-sdk/client-sqs";
+import { CreateQueueCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { join, resolve } from "node:path";
 
 export const PKG = resolve(process.env.WASQ_PKG_DIR ?? new URL("../../pkg", import.meta.url).pathname);
@@ -86,4 +86,14 @@ export async function client(mf, { credentials = CREDENTIALS, region = "us-east-
     requestHandler: miniflareHandler(() => mf, endpoint),
     maxAttempts: 1,
   });
+}
+
+/** Attributes of a high-throughput FIFO queue, the kind that is split over partitions by group. */
+export const HT_FIFO = { FifoQueue: "true", DeduplicationScope: "messageGroup", FifoThroughputLimit: "perMessageGroupId" };
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** CreateQueue through the SDK client; the new queue's URL. */
+export async function createQueue(sqs, name, Attributes = {}) {
+  return (await sqs.send(new CreateQueueCommand({ QueueName: name, Attributes }))).QueueUrl;
 }

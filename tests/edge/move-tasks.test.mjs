@@ -5,11 +5,8 @@
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import * as S from "@aws-sdk/client-sqs";
-import { startWorker, client } from "./harness.mjs";
+import { startWorker, client, HT_FIFO, createQueue, sleep } from "./harness.mjs";
 import { groupHashPartition } from "./util.mjs";
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const htFifo = { FifoQueue: "true", DeduplicationScope: "messageGroup", FifoThroughputLimit: "perMessageGroupId" };
 
 for (const partitions of [1, 4]) {
   describe(`move tasks, ${partitions} partition(s)`, () => {
@@ -21,8 +18,7 @@ for (const partitions of [1, 4]) {
     });
     after(() => mf.dispose());
 
-    const create = async (name, Attributes = {}) =>
-      (await sqs.send(new S.CreateQueueCommand({ QueueName: name, Attributes }))).QueueUrl;
+    const create = (name, Attributes) => createQueue(sqs, name, Attributes);
     const arnOf = async (url) =>
       (await sqs.send(new S.GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ["QueueArn"] }))).Attributes.QueueArn;
     const count = async (url) => {
@@ -119,8 +115,8 @@ for (const partitions of [1, 4]) {
 
     test("an explicit destination: a high-throughput FIFO queue gets each group in its own partition, in order", async () => {
       const bodies = Array.from({ length: 9 }, (_, i) => `g${i % 3}-${i}`);
-      const { dlqArn } = await deadLettered("mt2", bodies, htFifo, (i) => `g${i % 3}`);
-      const dest = await create("mt2-dest.fifo", htFifo);
+      const { dlqArn } = await deadLettered("mt2", bodies, HT_FIFO, (i) => `g${i % 3}`);
+      const dest = await create("mt2-dest.fifo", HT_FIFO);
       const destArn = await arnOf(dest);
       await sqs.send(new S.StartMessageMoveTaskCommand({ SourceArn: dlqArn, DestinationArn: destArn }));
       const t = await until(dlqArn, "COMPLETED");

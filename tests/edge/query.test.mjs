@@ -6,10 +6,9 @@ import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import * as S from "@aws-sdk/client-sqs";
-import { startWorker, client, CREDENTIALS } from "./harness.mjs";
+import { startWorker, client, CREDENTIALS, HT_FIFO, createQueue } from "./harness.mjs";
 import { signedQuery, xmlAll, xmlText, groupHashPartition } from "./util.mjs";
 
-const htFifo = { FifoQueue: "true", DeduplicationScope: "messageGroup", FifoThroughputLimit: "perMessageGroupId" };
 const md5 = (s) => createHash("md5").update(s, "utf8").digest("hex");
 
 for (const partitions of [1, 4]) {
@@ -23,8 +22,7 @@ for (const partitions of [1, 4]) {
     });
     after(() => mf.dispose());
 
-    const create = async (name, Attributes = {}) =>
-      (await sqs.send(new S.CreateQueueCommand({ QueueName: name, Attributes }))).QueueUrl;
+    const create = (name, Attributes) => createQueue(sqs, name, Attributes);
     const counts = async (url) => {
       const a = (await sqs.send(new S.GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ["All"] }))).Attributes;
       return [Number(a.ApproximateNumberOfMessages), Number(a.ApproximateNumberOfMessagesNotVisible)];
@@ -45,7 +43,7 @@ for (const partitions of [1, 4]) {
     };
 
     test("SendMessageBatch split by group, merged in request order with a per-entry failure; receive merges across partitions", async () => {
-      const url = await create("qbatch.fifo", htFifo);
+      const url = await create("qbatch.fifo", HT_FIFO);
       const params = [["Action", "SendMessageBatch"], ["QueueUrl", url]];
       const bodies = [];
       for (let i = 1; i <= 9; i++) {

@@ -4,9 +4,7 @@
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import * as S from "@aws-sdk/client-sqs";
-import { startWorker, client } from "./harness.mjs";
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+import { startWorker, client, HT_FIFO, createQueue, sleep } from "./harness.mjs";
 
 for (const partitions of [1, 4]) {
   describe(`edge worker, ${partitions} partition(s)`, () => {
@@ -18,9 +16,7 @@ for (const partitions of [1, 4]) {
     });
     after(() => mf.dispose());
 
-    const create = async (name, Attributes = {}) =>
-      (await sqs.send(new S.CreateQueueCommand({ QueueName: name, Attributes }))).QueueUrl;
-    const htFifo = { FifoQueue: "true", DeduplicationScope: "messageGroup", FifoThroughputLimit: "perMessageGroupId" };
+    const create = (name, Attributes) => createQueue(sqs, name, Attributes);
 
     test("SigV4 is enforced: a wrong secret is refused and changes nothing", async () => {
       const url = await create("auth-q");
@@ -31,7 +27,7 @@ for (const partitions of [1, 4]) {
     });
 
     test("FIFO: per-group order across a batch, group locking, directory lookups", async () => {
-      const url = await create("orders.fifo", htFifo);
+      const url = await create("orders.fifo", HT_FIFO);
       assert.equal((await sqs.send(new S.GetQueueUrlCommand({ QueueName: "orders.fifo" }))).QueueUrl, url);
       const listed = await sqs.send(new S.ListQueuesCommand({ QueueNamePrefix: "orders" }));
       assert.deepEqual(listed.QueueUrls, [url]);
@@ -75,7 +71,7 @@ for (const partitions of [1, 4]) {
     });
 
     test("FIFO dedup per group: a repeated dedup id in the same group is dropped", async () => {
-      const url = await create("dedup.fifo", htFifo);
+      const url = await create("dedup.fifo", HT_FIFO);
       for (let i = 0; i < 2; i++) {
         await sqs.send(new S.SendMessageCommand({ QueueUrl: url, MessageBody: "once", MessageGroupId: "g", MessageDeduplicationId: "same" }));
       }
