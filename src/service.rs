@@ -44,25 +44,35 @@ impl Service {
     where
         I: IntoIterator<Item = (String, Vec<u8>)>,
     {
-        let mut by_region: BTreeMap<String, Vec<(String, Vec<u8>)>> = BTreeMap::new();
+        let records: Vec<(String, Vec<u8>)> = records.into_iter().collect();
+        Self::restore_borrowed(
+            config,
+            records.iter().map(|(k, v)| (k.as_str(), v.as_slice())),
+        )
+    }
+
+    /// [`Service::restore`] over records the caller keeps (the wasm reads them in place from
+    /// the one buffer JS hands over): each record is looked at where it lies, never copied.
+    pub fn restore_borrowed<'a, I>(config: EngineConfig, records: I) -> Result<Self, RestoreError>
+    where
+        I: IntoIterator<Item = (&'a str, &'a [u8])>,
+    {
+        let mut by_region: BTreeMap<&'a str, Vec<(&'a str, &'a [u8])>> = BTreeMap::new();
         for (key, value) in records {
             let Some((region, rest)) = key.split_once('/') else {
                 return Err(RestoreError::Corrupt(format!(
                     "record key {key:?} has no region"
                 )));
             };
-            by_region
-                .entry(region.to_string())
-                .or_default()
-                .push((rest.to_string(), value));
+            by_region.entry(region).or_default().push((rest, value));
         }
         let mut engines = BTreeMap::new();
         for (region, records) in by_region {
             let cfg = EngineConfig {
-                region: region.clone(),
+                region: region.to_string(),
                 ..config.clone()
             };
-            engines.insert(region, Engine::restore(cfg, records)?);
+            engines.insert(region.to_string(), Engine::restore(cfg, records)?);
         }
         Ok(Service {
             config,

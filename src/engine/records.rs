@@ -20,17 +20,17 @@
 use super::attributes::QueueAttributes;
 use super::ids::{format_uuid, parse_uuid};
 use super::journal::RecordKey;
-use super::message::{Message, MessageExtra, MessageState};
+use super::message::Message;
 use super::move_tasks::MoveTask;
 use super::queue::{Attempt, DedupEntry, Queue};
 use super::{Engine, EngineConfig};
 use crate::changes::Changes;
-use crate::model::MessageAttributes;
 use codec::{Fields, Obj};
 use md5::{Digest, Md5};
 use serde_json::Value;
 
 mod codec;
+mod reader;
 
 /// The record format this build writes. It reads this version and every older one.
 pub const FORMAT_VERSION: u32 = 1;
@@ -72,23 +72,35 @@ struct QueueRecord {
     next_attempt: u64,
 }
 
-struct ContentRecord {
-    id: String,
-    body: String,
-    attributes: Option<MessageAttributes>,
-    extra: Option<MessageExtra>,
-    sent_at: u64,
-    enqueued_at: u64,
+/// A content record that the fast reader did not take, through the general path.
+fn content_from_value(v: &Value) -> Result<reader::Content<'static>, String> {
+    let f = Fields::of(v)?;
+    let id = f.string("id")?;
+    Ok(reader::Content {
+        body: f.string("body")?.into(),
+        attributes: f
+            .opt("attributes")
+            .map(codec::read_message_attributes)
+            .transpose()?,
+        extra: f.opt("extra").map(codec::read_extra).transpose()?,
+        sent_at: f.u64("sent_at")?,
+        enqueued_at: f.u64("enqueued_at")?,
+        id: parse_uuid(&id).ok_or(id),
+    })
 }
 
-struct StateRecord {
-    state: MessageState,
-    deadline: u64,
-    receive_count: u32,
-    serial: u32,
-    first_receive_at: u64,
-    received_at: u64,
-    visibility_changed: bool,
+/// A state record that the fast reader did not take, through the general path.
+fn state_from_value(v: &Value) -> Result<reader::State, String> {
+    let f = Fields::of(v)?;
+    Ok(reader::State {
+        state: codec::read_state(&f)?,
+        deadline: f.u64("deadline")?,
+        receive_count: f.u32("receive_count")?,
+        serial: f.u32("serial")?,
+        first_receive_at: f.u64("first_receive_at")?,
+        received_at: f.u64("received_at")?,
+        visibility_changed: f.bool("visibility_changed")?,
+    })
 }
 
 struct DedupRecord {
@@ -246,39 +258,66 @@ impl Engine {
     }
 
     /// Rebuild an engine from every record of its store.
-    pub fn restore<I>(config: EngineConfig, records: I) -> Result<Self, RestoreError>
+    pub fn restore<'a, I>(config: EngineConfig, records: I) -> Result<Self, RestoreError>
     where
-        I: IntoIterator<Item = (String, Vec<u8>)>,
+        I: IntoIterator<Item = (&'a str, &'a [u8])>,
     {
         let mut engine = Engine::new(config);
         let (record, observe) = (engine.journal.record, engine.journal.observe);
         engine.journal.record = false;
         engine.journal.observe = false;
-        // Vecs sorted afterwards rather than maps: restore is not a hot path, and every map type
-        // is more code in the wasm.
+        // Vecs sorted afterwards rather than maps: every map type is more code in the wasm.
         let mut queues: Vec<(u64, QueueRecord)> = Vec::new();
-        let mut contents: Vec<((u64, u64), ContentRecord)> = Vec::new();
-        let mut states: Vec<((u64, u64), StateRecord)> = Vec::new();
+        let mut contents: Vec<((u64, u64), reader::Content<'a>)> = Vec::new();
+        let mut states: Vec<((u64, u64), reader::State)> = Vec::new();
         let mut dedups: Vec<(u64, u64, DedupRecord)> = Vec::new();
         let mut attempts: Vec<(u64, AttemptRecord)> = Vec::new();
         let mut meta: Option<MetaRecord> = None;
         for (key, value) in records {
             let corrupt = |what: &str| RestoreError::Corrupt(format!("record {key:?}: {what}"));
-            let parts: Vec<&str> = key.split('/').collect();
-            let hex = |s: &str| u64::from_str_radix(s, 16).map_err(|_| corrupt("bad key"));
-            // One JSON reader (text into `Value`) for every record: each reader type is more wasm.
-            let v: Value = std::str::from_utf8(&value)
-                .map_err(|e| e.to_string())
-                .and_then(|text| serde_json::from_str(text).map_err(|e| e.to_string()))
-                .map_err(|e| corrupt(&e))?;
-            let f = Fields::of(&v).map_err(|e| corrupt(&e))?;
+            let mut segments = key.split('/');
+            let parts = [(); 4].map(|()| segments.next());
+            let hex = |s: &str| reader::key_hex(s).ok_or_else(|| corrupt("bad key"));
+            let text = std::str::from_utf8(value).map_err(|e| corrupt(&e.to_string()))?;
+            // One general JSON reader (text into `Value`) for every record the fast reader does
+            // not take: each reader type is more wasm.
+            let parse = || -> Result<Value, RestoreError> {
+                serde_json::from_str(text).map_err(|e| corrupt(&e.to_string()))
+            };
             macro_rules! read {
                 ($r:expr $(,)?) => {
                     $r.map_err(|e: String| corrupt(&e))
                 };
             }
-            match parts.as_slice() {
-                ["meta"] => {
+            match parts {
+                [Some("m"), Some(q), Some(s), None] => {
+                    let record = match reader::content(text) {
+                        Some(record) => record,
+                        None => {
+                            let v = parse()?;
+                            read!(content_from_value(&v))?
+                        }
+                    };
+                    contents.push(((hex(q)?, hex(s)?), record));
+                    continue;
+                }
+                [Some("s"), Some(q), Some(s), None] => {
+                    let record = match reader::state(text) {
+                        Some(record) => record,
+                        None => {
+                            let v = parse()?;
+                            read!(state_from_value(&v))?
+                        }
+                    };
+                    states.push(((hex(q)?, hex(s)?), record));
+                    continue;
+                }
+                _ => {}
+            }
+            let v = parse()?;
+            let f = Fields::of(&v).map_err(|e| corrupt(&e))?;
+            match parts {
+                [Some("meta"), None, ..] => {
                     let version = v.get("v").and_then(|v| v.as_u64()).unwrap_or(0) as u32;
                     if version > FORMAT_VERSION {
                         return Err(RestoreError::UnsupportedVersion {
@@ -294,7 +333,7 @@ impl Engine {
                         next_task: read!(f.u64("next_task"))?,
                     });
                 }
-                ["q", q] => {
+                [Some("q"), Some(q), None, _] => {
                     let Some(Value::Object(tag_map)) = f.opt("tags") else {
                         return Err(corrupt("invalid value for field `tags`"));
                     };
@@ -319,33 +358,7 @@ impl Engine {
                     };
                     queues.push((hex(q)?, record));
                 }
-                ["m", q, s] => {
-                    let record = ContentRecord {
-                        id: read!(f.string("id"))?,
-                        body: read!(f.string("body"))?,
-                        attributes: read!(f
-                            .opt("attributes")
-                            .map(codec::read_message_attributes)
-                            .transpose(),)?,
-                        extra: read!(f.opt("extra").map(codec::read_extra).transpose())?,
-                        sent_at: read!(f.u64("sent_at"))?,
-                        enqueued_at: read!(f.u64("enqueued_at"))?,
-                    };
-                    contents.push(((hex(q)?, hex(s)?), record));
-                }
-                ["s", q, s] => {
-                    let record = StateRecord {
-                        state: read!(codec::read_state(&f))?,
-                        deadline: read!(f.u64("deadline"))?,
-                        receive_count: read!(f.u32("receive_count"))?,
-                        serial: read!(f.u32("serial"))?,
-                        first_receive_at: read!(f.u64("first_receive_at"))?,
-                        received_at: read!(f.u64("received_at"))?,
-                        visibility_changed: read!(f.bool("visibility_changed"))?,
-                    };
-                    states.push(((hex(q)?, hex(s)?), record));
-                }
-                ["d", q, n] => {
+                [Some("d"), Some(q), Some(n), None] => {
                     let record = DedupRecord {
                         key: read!(f.string("key"))?,
                         expires_at: read!(f.u64("expires_at"))?,
@@ -354,7 +367,7 @@ impl Engine {
                     };
                     dedups.push((hex(q)?, hex(n)?, record));
                 }
-                ["a", q, _] => {
+                [Some("a"), Some(q), Some(_), None] => {
                     let attempt = f
                         .opt("attempt")
                         .ok_or_else(|| corrupt("missing field `attempt`"))?;
@@ -364,11 +377,11 @@ impl Engine {
                     };
                     attempts.push((hex(q)?, record));
                 }
-                ["x", name] => {
+                [Some("x"), Some(name), None, _] => {
                     let at = read!(f.u64("at"))?;
-                    engine.deleted_names.insert((*name).to_string(), at);
+                    engine.deleted_names.insert(name.to_string(), at);
                 }
-                ["t", t] => {
+                [Some("t"), Some(t), None, _] => {
                     let task: MoveTask = read!(codec::read_task(&v))?;
                     if task.id != hex(t)? {
                         return Err(corrupt("task id does not match its key"));
@@ -424,8 +437,9 @@ impl Engine {
             let q = engine.queues.get_mut(&uid).ok_or_else(|| {
                 RestoreError::Corrupt(format!("message {uid:x}/{seq:x} of a missing queue"))
             })?;
-            let id = parse_uuid(&c.id)
-                .ok_or_else(|| RestoreError::Corrupt(format!("bad message id {:?}", c.id)))?;
+            let id = c
+                .id
+                .map_err(|id| RestoreError::Corrupt(format!("bad message id {id:?}")))?;
             let group_name = c.extra.as_ref().and_then(|e| e.group_id.clone());
             let group = q.intern_group(group_name.as_deref());
             if c.enqueued_at != c.sent_at {

@@ -39,7 +39,7 @@ impl WasqCore {
                 .ok_or_else(|| type_error("records must be a Uint8Array of packed records"))?
                 .to_vec();
             let mut records = Records::new(&bytes);
-            let restored = Service::restore(config, &mut records);
+            let restored = Service::restore_borrowed(config, &mut records);
             // A malformed buffer ends the records early, so its reason wins over what the restore
             // made of the partial list.
             if let Some(why) = records.error() {

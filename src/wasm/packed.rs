@@ -94,8 +94,8 @@ impl<'a> Records<'a> {
     }
 }
 
-impl Iterator for Records<'_> {
-    type Item = (String, Vec<u8>);
+impl<'a> Iterator for Records<'a> {
+    type Item = (&'a str, &'a [u8]);
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.rest.is_empty() {
@@ -106,6 +106,6 @@ impl Iterator for Records<'_> {
         let Ok(key) = std::str::from_utf8(key) else {
             return self.fail("a record key is not UTF-8");
         };
-        Some((key.to_string(), value.to_vec()))
+        Some((key, value))
     }
 }
