@@ -57,17 +57,24 @@ impl Service {
     where
         I: IntoIterator<Item = (&'a str, &'a [u8])>,
     {
-        let mut by_region: BTreeMap<&'a str, Vec<(&'a str, &'a [u8])>> = BTreeMap::new();
+        // A list, not a map: there are few regions, and every map type is more code in the wasm.
+        let mut by_region: Vec<(&'a str, Vec<(&'a str, &'a [u8])>)> = Vec::new();
         for (key, value) in records {
             let Some((region, rest)) = key.split_once('/') else {
                 return Err(RestoreError::Corrupt(format!(
                     "record key {key:?} has no region"
                 )));
             };
-            by_region.entry(region).or_default().push((rest, value));
+            match by_region.iter_mut().find(|(r, _)| *r == region) {
+                Some((_, list)) => list.push((rest, value)),
+                None => by_region.push((region, vec![(rest, value)])),
+            }
         }
         let mut engines = BTreeMap::new();
-        for (region, records) in by_region {
+        // In region order, as before, so that the first of several errors is the same one.
+        while let Some(first) = (0..by_region.len()).min_by_key(|i| by_region.get(*i).map(|r| r.0))
+        {
+            let (region, records) = by_region.swap_remove(first);
             let cfg = EngineConfig {
                 region: region.to_string(),
                 ..config.clone()

@@ -276,7 +276,12 @@ impl Engine {
         for (key, value) in records {
             let corrupt = |what: &str| RestoreError::Corrupt(format!("record {key:?}: {what}"));
             let mut segments = key.split('/');
-            let parts = [(); 4].map(|()| segments.next());
+            let parts = [
+                segments.next(),
+                segments.next(),
+                segments.next(),
+                segments.next(),
+            ];
             let hex = |s: &str| reader::key_hex(s).ok_or_else(|| corrupt("bad key"));
             let text = std::str::from_utf8(value).map_err(|e| corrupt(&e.to_string()))?;
             // One general JSON reader (text into `Value`) for every record the fast reader does
@@ -437,9 +442,8 @@ impl Engine {
             let q = engine.queues.get_mut(&uid).ok_or_else(|| {
                 RestoreError::Corrupt(format!("message {uid:x}/{seq:x} of a missing queue"))
             })?;
-            let id = c
-                .id
-                .map_err(|id| RestoreError::Corrupt(format!("bad message id {id:?}")))?;
+            let id =
+                c.id.map_err(|id| RestoreError::Corrupt(format!("bad message id {id:?}")))?;
             let group_name = c.extra.as_ref().and_then(|e| e.group_id.clone());
             let group = q.intern_group(group_name.as_deref());
             if c.enqueued_at != c.sent_at {

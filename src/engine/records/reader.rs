@@ -169,7 +169,9 @@ impl<'a> Cursor<'a> {
 
     /// Consumes `bytes` if the text continues with them.
     fn lit(&mut self, bytes: &[u8]) -> Option<()> {
-        self.rest().starts_with(bytes).then(|| self.i += bytes.len())
+        self.rest()
+            .starts_with(bytes)
+            .then(|| self.i += bytes.len())
     }
 
     fn end(&self) -> Option<()> {
@@ -198,92 +200,59 @@ impl<'a> Cursor<'a> {
         (digits > 0 && !leading_zero).then_some(v)
     }
 
-    /// A JSON string: borrowed when it has no escapes, which is how the writer writes most.
+    /// A JSON string: borrowed when it has no escapes, which is how the writer writes most;
+    /// one with escapes is unescaped by serde_json's `Value` reader (in the wasm anyway).
     fn string(&mut self) -> Option<Cow<'a, str>> {
-        self.lit(b"\"")?;
         let start = self.i;
+        self.lit(b"\"")?;
+        let mut escaped = false;
         loop {
             match self.peek()? {
-                b'"' => {
-                    let s = self.text.get(start..self.i)?;
-                    self.i += 1;
-                    return Some(Cow::Borrowed(s));
-                }
-                b'\\' => return self.escaped(start).map(Cow::Owned),
-                0..=0x1f => return None,
-                _ => self.i += 1,
-            }
-        }
-    }
-
-    /// The rest of a string that has escapes, from its start. The text is valid UTF-8 and every
-    /// byte this stops at is ASCII, so the plain runs copied are whole characters.
-    fn escaped(&mut self, start: usize) -> Option<String> {
-        let mut out = String::from(self.text.get(start..self.i)?);
-        loop {
-            let run = self.i;
-            while self.peek().is_some_and(|b| b != b'"' && b != b'\\' && b >= 0x20) {
-                self.i += 1;
-            }
-            out.push_str(self.text.get(run..self.i)?);
-            match self.peek()? {
-                b'"' => {
-                    self.i += 1;
-                    return Some(out);
-                }
+                b'"' => break,
                 b'\\' => {
-                    let e = *self.rest().get(1)?;
-                    self.i += 2;
-                    out.push(match e {
-                        b'"' => '"',
-                        b'\\' => '\\',
-                        b'/' => '/',
-                        b'b' => '\u{8}',
-                        b'f' => '\u{c}',
-                        b'n' => '\n',
-                        b'r' => '\r',
-                        b't' => '\t',
-                        b'u' => self.unicode()?,
-                        _ => return None,
-                    });
+                    escaped = true;
+                    self.i += 1;
                 }
-                _ => return None,
+                0..=0x1f => return None,
+                _ => {}
+            }
+            self.i += 1;
+        }
+        self.i += 1;
+        let quoted = self.text.get(start..self.i)?;
+        if escaped {
+            // Through `Value`: a `String` target would bring serde's error formatting (floats
+            // and all) into the wasm.
+            match serde_json::from_str(quoted) {
+                Ok(serde_json::Value::String(s)) => Some(Cow::Owned(s)),
+                _ => None,
+            }
+        } else {
+            quoted.get(1..quoted.len() - 1).map(Cow::Borrowed)
+        }
+    }
+
+    /// Message attributes are rarer and deeper: the object's text is found here and read
+    /// through a `Value` and the general reader.
+    fn attributes(&mut self) -> Option<MessageAttributes> {
+        let start = self.i;
+        let mut depth = 0usize;
+        loop {
+            match self.peek()? {
+                b'"' => {
+                    self.string()?;
+                    continue;
+                }
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' => depth = depth.checked_sub(1)?,
+                _ => {}
+            }
+            self.i += 1;
+            if depth == 0 {
+                break;
             }
         }
-    }
-
-    /// The character of a `\u` escape (after the `\u`), joining a surrogate pair. A lone
-    /// surrogate is left to the general path (serde_json refuses it).
-    fn unicode(&mut self) -> Option<char> {
-        let hi = self.hex4()?;
-        if !(0xD800..0xDC00).contains(&hi) {
-            return char::from_u32(hi);
-        }
-        self.lit(b"\\u")?;
-        let lo = self.hex4()?;
-        if !(0xDC00..0xE000).contains(&lo) {
-            return None;
-        }
-        char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))
-    }
-
-    fn hex4(&mut self) -> Option<u32> {
-        let digits = self.rest().get(..4)?;
-        let mut v = 0u32;
-        for c in digits {
-            v = (v << 4) | u32::from(hex_digit(*c)?);
-        }
-        self.i += 4;
-        Some(v)
-    }
-
-    /// Message attributes are rarer and deeper: read through a `Value` and the general reader,
-    /// from here to the end of the object.
-    fn attributes(&mut self) -> Option<MessageAttributes> {
-        let mut values =
-            serde_json::Deserializer::from_str(self.text.get(self.i..)?).into_iter::<serde_json::Value>();
-        let value = values.next()?.ok()?;
-        self.i += values.byte_offset();
+        let value: serde_json::Value = serde_json::from_str(self.text.get(start..self.i)?).ok()?;
         // `null` reads as absent in the general path; leave that to it.
         value.is_object().then_some(())?;
         codec::read_message_attributes(&value).ok()
