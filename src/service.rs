@@ -19,6 +19,9 @@ use crate::error::SqsError;
 use crate::events::Event;
 use std::collections::BTreeMap;
 
+/// One region's records, its prefix taken off the keys.
+type Records<'a> = Vec<(&'a str, &'a [u8])>;
+
 /// Every region's engine, behind one dispatch entry point.
 #[derive(Debug)]
 pub struct Service {
@@ -58,7 +61,7 @@ impl Service {
         I: IntoIterator<Item = (&'a str, &'a [u8])>,
     {
         // A list, not a map: there are few regions, and every map type is more code in the wasm.
-        let mut by_region: Vec<(&'a str, Vec<(&'a str, &'a [u8])>)> = Vec::new();
+        let mut by_region: Vec<(&'a str, Records<'a>)> = Vec::new();
         for (key, value) in records {
             let Some((region, rest)) = key.split_once('/') else {
                 return Err(RestoreError::Corrupt(format!(

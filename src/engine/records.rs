@@ -103,6 +103,18 @@ fn state_from_value(v: &Value) -> Result<reader::State, String> {
     })
 }
 
+/// What `restore` has read, before it builds anything: lists sorted afterwards rather than
+/// maps, since every map type is more code in the wasm.
+#[derive(Default)]
+struct Read<'a> {
+    meta: Option<MetaRecord>,
+    queues: Vec<(u64, QueueRecord)>,
+    contents: Vec<((u64, u64), reader::Content<'a>)>,
+    states: Vec<((u64, u64), reader::State)>,
+    dedups: Vec<(u64, u64, DedupRecord)>,
+    attempts: Vec<(u64, AttemptRecord)>,
+}
+
 struct DedupRecord {
     key: String,
     expires_at: u64,
@@ -148,6 +160,13 @@ fn push_hex16(out: &mut String, v: u64) {
 /// A stable sort by key through one shared sort instantiation: a `sort_by_key` per record
 /// type would put a separate copy of the sort (~5 KB) into the wasm for each.
 fn sorted_by<T>(items: Vec<T>, key: impl Fn(&T) -> (u64, u64)) -> Vec<T> {
+    // A store usually hands its records back in the order they were written, already sorted.
+    if items.windows(2).all(|w| match w {
+        [a, b] => key(a) <= key(b),
+        _ => true,
+    }) {
+        return items;
+    }
     // The position breaks ties, which keeps the sort stable.
     let mut order: Vec<((u64, u64), usize)> =
         items.iter().enumerate().map(|(i, t)| (key(t), i)).collect();
@@ -266,136 +285,23 @@ impl Engine {
         let (record, observe) = (engine.journal.record, engine.journal.observe);
         engine.journal.record = false;
         engine.journal.observe = false;
-        // Vecs sorted afterwards rather than maps: every map type is more code in the wasm.
-        let mut queues: Vec<(u64, QueueRecord)> = Vec::new();
-        let mut contents: Vec<((u64, u64), reader::Content<'a>)> = Vec::new();
-        let mut states: Vec<((u64, u64), reader::State)> = Vec::new();
-        let mut dedups: Vec<(u64, u64, DedupRecord)> = Vec::new();
-        let mut attempts: Vec<(u64, AttemptRecord)> = Vec::new();
-        let mut meta: Option<MetaRecord> = None;
+        let records = records.into_iter();
+        let mut read = Read::default();
+        // Two records per message: one allocation each instead of a dozen growing copies.
+        let messages = records.size_hint().0 / 2;
+        read.contents.reserve(messages);
+        read.states.reserve(messages);
         for (key, value) in records {
-            let corrupt = |what: &str| RestoreError::Corrupt(format!("record {key:?}: {what}"));
-            let mut segments = key.split('/');
-            let parts = [
-                segments.next(),
-                segments.next(),
-                segments.next(),
-                segments.next(),
-            ];
-            let hex = |s: &str| reader::key_hex(s).ok_or_else(|| corrupt("bad key"));
-            let text = std::str::from_utf8(value).map_err(|e| corrupt(&e.to_string()))?;
-            // One general JSON reader (text into `Value`) for every record the fast reader does
-            // not take: each reader type is more wasm.
-            let parse = || -> Result<Value, RestoreError> {
-                serde_json::from_str(text).map_err(|e| corrupt(&e.to_string()))
-            };
-            macro_rules! read {
-                ($r:expr $(,)?) => {
-                    $r.map_err(|e: String| corrupt(&e))
-                };
-            }
-            match parts {
-                [Some("m"), Some(q), Some(s), None] => {
-                    let record = match reader::content(text) {
-                        Some(record) => record,
-                        None => {
-                            let v = parse()?;
-                            read!(content_from_value(&v))?
-                        }
-                    };
-                    contents.push(((hex(q)?, hex(s)?), record));
-                    continue;
-                }
-                [Some("s"), Some(q), Some(s), None] => {
-                    let record = match reader::state(text) {
-                        Some(record) => record,
-                        None => {
-                            let v = parse()?;
-                            read!(state_from_value(&v))?
-                        }
-                    };
-                    states.push(((hex(q)?, hex(s)?), record));
-                    continue;
-                }
-                _ => {}
-            }
-            let v = parse()?;
-            let f = Fields::of(&v).map_err(|e| corrupt(&e))?;
-            match parts {
-                [Some("meta"), None, ..] => {
-                    let version = v.get("v").and_then(|v| v.as_u64()).unwrap_or(0) as u32;
-                    if version > FORMAT_VERSION {
-                        return Err(RestoreError::UnsupportedVersion {
-                            found: version,
-                            supported: FORMAT_VERSION,
-                        });
-                    }
-                    read!(f.u32("v"))?;
-                    meta = Some(MetaRecord {
-                        seed: read!(f.opt_u64("seed"))?,
-                        next_seq: read!(f.u64("next_seq"))?,
-                        next_queue: read!(f.u64("next_queue"))?,
-                        next_task: read!(f.u64("next_task"))?,
-                    });
-                }
-                [Some("q"), Some(q), None, _] => {
-                    let Some(Value::Object(tag_map)) = f.opt("tags") else {
-                        return Err(corrupt("invalid value for field `tags`"));
-                    };
-                    let tags = tag_map
-                        .iter()
-                        .map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
-                        .collect::<Option<_>>()
-                        .ok_or_else(|| corrupt("invalid value for field `tags`"))?;
-                    let attrs = f
-                        .opt("attrs")
-                        .ok_or_else(|| corrupt("missing field `attrs`"))?;
-                    let record = QueueRecord {
-                        name: read!(f.string("name"))?,
-                        attrs: read!(codec::read_attributes(attrs))?,
-                        tags,
-                        created_at: read!(f.u64("created_at"))?,
-                        modified_at: read!(f.u64("modified_at"))?,
-                        last_purge: read!(f.opt_u64("last_purge"))?,
-                        dedup_per_group: read!(f.bool("dedup_per_group"))?,
-                        next_dedup: read!(f.u64("next_dedup"))?,
-                        next_attempt: read!(f.opt_u64("next_attempt"))?.unwrap_or(0),
-                    };
-                    queues.push((hex(q)?, record));
-                }
-                [Some("d"), Some(q), Some(n), None] => {
-                    let record = DedupRecord {
-                        key: read!(f.string("key"))?,
-                        expires_at: read!(f.u64("expires_at"))?,
-                        message_id: read!(f.string("message_id"))?,
-                        seq: read!(f.u64("seq"))?,
-                    };
-                    dedups.push((hex(q)?, hex(n)?, record));
-                }
-                [Some("a"), Some(q), Some(_), None] => {
-                    let attempt = f
-                        .opt("attempt")
-                        .ok_or_else(|| corrupt("missing field `attempt`"))?;
-                    let record = AttemptRecord {
-                        id: read!(f.string("id"))?,
-                        attempt: read!(codec::read_attempt(attempt))?,
-                    };
-                    attempts.push((hex(q)?, record));
-                }
-                [Some("x"), Some(name), None, _] => {
-                    let at = read!(f.u64("at"))?;
-                    engine.deleted_names.insert(name.to_string(), at);
-                }
-                [Some("t"), Some(t), None, _] => {
-                    let task: MoveTask = read!(codec::read_task(&v))?;
-                    if task.id != hex(t)? {
-                        return Err(corrupt("task id does not match its key"));
-                    }
-                    engine.tasks.push(task);
-                }
-                _ => return Err(corrupt("unknown record kind")),
-            }
+            engine.read_record(key, value, &mut read)?;
         }
+        let Read {
+            meta,
+            queues,
+            contents,
+            states,
+            dedups,
+            attempts,
+        } = read;
         let has_data = !queues.is_empty() || !contents.is_empty() || !engine.tasks.is_empty();
         match meta {
             Some(m) => {
@@ -439,37 +345,7 @@ impl Engine {
             ));
         }
         for (((uid, seq), c), (_, s)) in contents.into_iter().zip(states) {
-            let q = engine.queues.get_mut(&uid).ok_or_else(|| {
-                RestoreError::Corrupt(format!("message {uid:x}/{seq:x} of a missing queue"))
-            })?;
-            let id =
-                c.id.map_err(|id| RestoreError::Corrupt(format!("bad message id {id:?}")))?;
-            let group_name = c.extra.as_ref().and_then(|e| e.group_id.clone());
-            let group = q.intern_group(group_name.as_deref());
-            if c.enqueued_at != c.sent_at {
-                // Every build of format 1 wrote them equal; a difference is damage.
-                return Err(RestoreError::Corrupt(format!(
-                    "message {uid:x}/{seq:x}: enqueue and send times differ"
-                )));
-            }
-            let mut msg = Message {
-                seq,
-                body_md5: Md5::digest(c.body.as_bytes()).into(),
-                body: c.body.into(),
-                attributes: c.attributes.map(Box::new),
-                extra: c.extra.map(Box::new),
-                group,
-                sent_at: c.sent_at,
-                state: s.state,
-                deadline: s.deadline,
-                receive_count: s.receive_count,
-                serial: s.serial,
-                first_receive_at: s.first_receive_at,
-                received_at: s.received_at,
-                visibility_changed: s.visibility_changed,
-            };
-            msg.set_id(id, &engine.keys);
-            q.insert(msg, &mut engine.journal);
+            engine.restore_message(uid, seq, c, s)?;
         }
         let dedups = sorted_by(dedups, |(_, _, d)| (d.expires_at, 0));
         for (uid, n, d) in dedups {
@@ -502,5 +378,183 @@ impl Engine {
         engine.journal.record = record;
         engine.journal.observe = observe;
         Ok(engine)
+    }
+
+    /// One message from its two records (a call per message, as `read_record` is).
+    #[inline(never)]
+    fn restore_message(
+        &mut self,
+        uid: u64,
+        seq: u64,
+        c: reader::Content<'_>,
+        s: reader::State,
+    ) -> Result<(), RestoreError> {
+        let q = self.queues.get_mut(&uid).ok_or_else(|| {
+            RestoreError::Corrupt(format!("message {uid:x}/{seq:x} of a missing queue"))
+        })?;
+        let id =
+            c.id.map_err(|id| RestoreError::Corrupt(format!("bad message id {id:?}")))?;
+        let group_name = c.extra.as_ref().and_then(|e| e.group_id.clone());
+        let group = q.intern_group(group_name.as_deref());
+        if c.enqueued_at != c.sent_at {
+            // Every build of format 1 wrote them equal; a difference is damage.
+            return Err(RestoreError::Corrupt(format!(
+                "message {uid:x}/{seq:x}: enqueue and send times differ"
+            )));
+        }
+        let mut msg = Message {
+            seq,
+            body_md5: Md5::digest(c.body.as_bytes()).into(),
+            body: c.body.into(),
+            attributes: c.attributes.map(Box::new),
+            extra: c.extra.map(Box::new),
+            group,
+            sent_at: c.sent_at,
+            state: s.state,
+            deadline: s.deadline,
+            receive_count: s.receive_count,
+            serial: s.serial,
+            first_receive_at: s.first_receive_at,
+            received_at: s.received_at,
+            visibility_changed: s.visibility_changed,
+        };
+        msg.set_id(id, &self.keys);
+        q.insert(msg, &mut self.journal);
+        Ok(())
+    }
+
+    /// One record into `into`. A function of its own rather than the body of `restore`'s loop:
+    /// V8 runs a wasm function that is already running in its baseline code until it returns
+    /// (no on-stack replacement), so a loop body that is a call gets the optimised code after a
+    /// few records, where an inlined one would stay slow through the whole first restore.
+    #[inline(never)]
+    fn read_record<'a>(
+        &mut self,
+        key: &'a str,
+        value: &'a [u8],
+        into: &mut Read<'a>,
+    ) -> Result<(), RestoreError> {
+        let corrupt = |what: &str| RestoreError::Corrupt(format!("record {key:?}: {what}"));
+        let mut segments = key.split('/');
+        let parts = [
+            segments.next(),
+            segments.next(),
+            segments.next(),
+            segments.next(),
+        ];
+        let hex = |s: &str| reader::key_hex(s).ok_or_else(|| corrupt("bad key"));
+        let text = std::str::from_utf8(value).map_err(|e| corrupt(&e.to_string()))?;
+        // One general JSON reader (text into `Value`) for every record the fast reader does
+        // not take: each reader type is more wasm.
+        let parse = || -> Result<Value, RestoreError> {
+            serde_json::from_str(text).map_err(|e| corrupt(&e.to_string()))
+        };
+        macro_rules! read {
+            ($r:expr $(,)?) => {
+                $r.map_err(|e: String| corrupt(&e))
+            };
+        }
+        match parts {
+            [Some("m"), Some(q), Some(s), None] => {
+                let record = match reader::content(text) {
+                    Some(record) => record,
+                    None => {
+                        let v = parse()?;
+                        read!(content_from_value(&v))?
+                    }
+                };
+                into.contents.push(((hex(q)?, hex(s)?), record));
+                return Ok(());
+            }
+            [Some("s"), Some(q), Some(s), None] => {
+                let record = match reader::state(text) {
+                    Some(record) => record,
+                    None => {
+                        let v = parse()?;
+                        read!(state_from_value(&v))?
+                    }
+                };
+                into.states.push(((hex(q)?, hex(s)?), record));
+                return Ok(());
+            }
+            _ => {}
+        }
+        let v = parse()?;
+        let f = Fields::of(&v).map_err(|e| corrupt(&e))?;
+        match parts {
+            [Some("meta"), None, ..] => {
+                let version = v.get("v").and_then(|v| v.as_u64()).unwrap_or(0) as u32;
+                if version > FORMAT_VERSION {
+                    return Err(RestoreError::UnsupportedVersion {
+                        found: version,
+                        supported: FORMAT_VERSION,
+                    });
+                }
+                read!(f.u32("v"))?;
+                into.meta = Some(MetaRecord {
+                    seed: read!(f.opt_u64("seed"))?,
+                    next_seq: read!(f.u64("next_seq"))?,
+                    next_queue: read!(f.u64("next_queue"))?,
+                    next_task: read!(f.u64("next_task"))?,
+                });
+            }
+            [Some("q"), Some(q), None, _] => {
+                let Some(Value::Object(tag_map)) = f.opt("tags") else {
+                    return Err(corrupt("invalid value for field `tags`"));
+                };
+                let tags = tag_map
+                    .iter()
+                    .map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+                    .collect::<Option<_>>()
+                    .ok_or_else(|| corrupt("invalid value for field `tags`"))?;
+                let attrs = f
+                    .opt("attrs")
+                    .ok_or_else(|| corrupt("missing field `attrs`"))?;
+                let record = QueueRecord {
+                    name: read!(f.string("name"))?,
+                    attrs: read!(codec::read_attributes(attrs))?,
+                    tags,
+                    created_at: read!(f.u64("created_at"))?,
+                    modified_at: read!(f.u64("modified_at"))?,
+                    last_purge: read!(f.opt_u64("last_purge"))?,
+                    dedup_per_group: read!(f.bool("dedup_per_group"))?,
+                    next_dedup: read!(f.u64("next_dedup"))?,
+                    next_attempt: read!(f.opt_u64("next_attempt"))?.unwrap_or(0),
+                };
+                into.queues.push((hex(q)?, record));
+            }
+            [Some("d"), Some(q), Some(n), None] => {
+                let record = DedupRecord {
+                    key: read!(f.string("key"))?,
+                    expires_at: read!(f.u64("expires_at"))?,
+                    message_id: read!(f.string("message_id"))?,
+                    seq: read!(f.u64("seq"))?,
+                };
+                into.dedups.push((hex(q)?, hex(n)?, record));
+            }
+            [Some("a"), Some(q), Some(_), None] => {
+                let attempt = f
+                    .opt("attempt")
+                    .ok_or_else(|| corrupt("missing field `attempt`"))?;
+                let record = AttemptRecord {
+                    id: read!(f.string("id"))?,
+                    attempt: read!(codec::read_attempt(attempt))?,
+                };
+                into.attempts.push((hex(q)?, record));
+            }
+            [Some("x"), Some(name), None, _] => {
+                let at = read!(f.u64("at"))?;
+                self.deleted_names.insert(name.to_string(), at);
+            }
+            [Some("t"), Some(t), None, _] => {
+                let task: MoveTask = read!(codec::read_task(&v))?;
+                if task.id != hex(t)? {
+                    return Err(corrupt("task id does not match its key"));
+                }
+                self.tasks.push(task);
+            }
+            _ => return Err(corrupt("unknown record kind")),
+        }
+        Ok(())
     }
 }
