@@ -82,7 +82,11 @@ fn content_from_value(v: &Value) -> Result<reader::Content<'static>, String> {
             .opt("attributes")
             .map(codec::read_message_attributes)
             .transpose()?,
-        extra: f.opt("extra").map(codec::read_extra).transpose()?,
+        extra: f
+            .opt("extra")
+            .map(codec::read_extra)
+            .transpose()?
+            .map(Box::new),
         sent_at: f.u64("sent_at")?,
         enqueued_at: f.u64("enqueued_at")?,
         id: parse_uuid(&id).ok_or(id),
@@ -407,7 +411,7 @@ impl Engine {
             body_md5: Md5::digest(c.body.as_bytes()).into(),
             body: c.body.into(),
             attributes: c.attributes.map(Box::new),
-            extra: c.extra.map(Box::new),
+            extra: c.extra,
             group,
             sent_at: c.sent_at,
             state: s.state,

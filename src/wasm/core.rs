@@ -38,6 +38,11 @@ impl WasqCore {
                 .dyn_ref::<Uint8Array>()
                 .ok_or_else(|| type_error("records must be a Uint8Array of packed records"))?
                 .to_vec();
+            // The restored engine takes about as much heap again as its records: reserve it in
+            // one `memory.grow` (freed at once, dlmalloc keeps it) rather than in many steps.
+            let mut room: Vec<u8> = Vec::new();
+            let _ = room.try_reserve_exact(bytes.len().saturating_mul(3) / 2);
+            drop(room);
             let mut records = Records::new(&bytes);
             let restored = Service::restore_borrowed(config, &mut records);
             // A malformed buffer ends the records early, so its reason wins over what the restore

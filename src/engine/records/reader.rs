@@ -20,7 +20,8 @@ pub(super) struct Content<'a> {
     pub(super) id: Result<u128, String>,
     pub(super) body: Cow<'a, str>,
     pub(super) attributes: Option<MessageAttributes>,
-    pub(super) extra: Option<MessageExtra>,
+    /// Boxed as the message keeps it, which also keeps the list of read records small.
+    pub(super) extra: Option<Box<MessageExtra>>,
     pub(super) sent_at: u64,
     pub(super) enqueued_at: u64,
 }
@@ -49,7 +50,7 @@ pub(super) fn content(text: &str) -> Option<Content<'_>> {
         None
     };
     let extra = if r.lit(b",\"extra\":").is_some() {
-        Some(r.extra()?)
+        Some(Box::new(r.extra()?))
     } else {
         None
     };
