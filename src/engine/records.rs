@@ -31,6 +31,8 @@ use serde_json::Value;
 
 mod codec;
 mod reader;
+#[cfg(test)]
+mod tests;
 
 /// The record format this build writes. It reads this version and every older one.
 pub const FORMAT_VERSION: u32 = 1;
