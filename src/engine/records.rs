@@ -166,22 +166,26 @@ fn push_hex16(out: &mut String, v: u64) {
 /// A stable sort by key through one shared sort instantiation: a `sort_by_key` per record
 /// type would put a separate copy of the sort (~5 KB) into the wasm for each.
 fn sorted_by<T>(items: Vec<T>, key: impl Fn(&T) -> (u64, u64)) -> Vec<T> {
-    // A store usually hands its records back in the order they were written, already sorted.
-    if items.windows(2).all(|w| match w {
-        [a, b] => key(a) <= key(b),
-        _ => true,
-    }) {
-        return items;
-    }
-    // The position breaks ties, which keeps the sort stable.
     let mut order: Vec<((u64, u64), usize)> =
         items.iter().enumerate().map(|(i, t)| (key(t), i)).collect();
-    order.sort_unstable();
+    if sort_order(&mut order) {
+        return items;
+    }
     let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
     order
         .into_iter()
         .filter_map(|(_, i)| slots.get_mut(i).and_then(Option::take))
         .collect()
+}
+
+/// Sorts `(key, position)` pairs (the position breaks ties, which keeps the sort stable);
+/// `true` when they were in order already, as a store's records usually come back.
+fn sort_order(order: &mut [((u64, u64), usize)]) -> bool {
+    if order.windows(2).all(|w| w.first() <= w.get(1)) {
+        return true;
+    }
+    order.sort_unstable();
+    false
 }
 
 impl Engine {

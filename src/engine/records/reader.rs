@@ -11,7 +11,6 @@
 
 use super::super::ids::parse_uuid;
 use super::super::message::{MessageExtra, MessageState};
-use super::codec;
 use crate::model::MessageAttributes;
 use std::borrow::Cow;
 
@@ -37,18 +36,14 @@ pub(super) struct State {
     pub(super) visibility_changed: bool,
 }
 
-/// `{"id":…,"body":…[,"attributes":{…}][,"extra":{…}],"sent_at":…,"enqueued_at":…}`.
+/// `{"id":…,"body":…[,"extra":{…}],"sent_at":…,"enqueued_at":…}`. A message with attributes
+/// (nested objects, base64) is left to the general path.
 pub(super) fn content(text: &str) -> Option<Content<'_>> {
     let mut r = Cursor { text, i: 0 };
     r.lit(b"{\"id\":")?;
     let id = r.string()?;
     r.lit(b",\"body\":")?;
     let body = r.string()?;
-    let attributes = if r.lit(b",\"attributes\":").is_some() {
-        Some(r.attributes()?)
-    } else {
-        None
-    };
     let extra = if r.lit(b",\"extra\":").is_some() {
         Some(Box::new(r.extra()?))
     } else {
@@ -62,7 +57,7 @@ pub(super) fn content(text: &str) -> Option<Content<'_>> {
     Some(Content {
         id: uuid(&id).ok_or_else(|| id.into_owned()),
         body,
-        attributes,
+        attributes: None,
         extra,
         sent_at,
         enqueued_at,
@@ -235,32 +230,6 @@ impl<'a> Cursor<'a> {
         } else {
             quoted.get(1..quoted.len() - 1).map(Cow::Borrowed)
         }
-    }
-
-    /// Message attributes are rarer and deeper: the object's text is found here and read
-    /// through a `Value` and the general reader.
-    fn attributes(&mut self) -> Option<MessageAttributes> {
-        let start = self.i;
-        let mut depth = 0usize;
-        loop {
-            match self.peek()? {
-                b'"' => {
-                    self.string()?;
-                    continue;
-                }
-                b'{' | b'[' => depth += 1,
-                b'}' | b']' => depth = depth.checked_sub(1)?,
-                _ => {}
-            }
-            self.i += 1;
-            if depth == 0 {
-                break;
-            }
-        }
-        let value: serde_json::Value = serde_json::from_str(self.text.get(start..self.i)?).ok()?;
-        // `null` reads as absent in the general path; leave that to it.
-        value.is_object().then_some(())?;
-        codec::read_message_attributes(&value).ok()
     }
 
     /// The `extra` object: text fields and `duplicate_copy`, each at most once, in any order.

@@ -196,9 +196,14 @@ proptest! {
     ) {
         let store = store_of(&msgs);
         prop_assert!(store.keys().any(|k| k.starts_with("m/")));
-        // Every message record the writer made is one the fast reader takes.
+        // Every message record the writer made is one the fast reader takes, but for those with
+        // message attributes, which it leaves to the general path.
         for (k, v) in store.iter().filter(|(k, _)| is_message_record(k)) {
-            prop_assert!(taken_by_reader(k, v), "reader refused {} {}", k, String::from_utf8_lossy(v));
+            let with_attributes = String::from_utf8_lossy(v).contains(r#","attributes":{"#);
+            prop_assert!(
+                taken_by_reader(k, v) != with_attributes,
+                "reader refused {} {}", k, String::from_utf8_lossy(v)
+            );
         }
         let records: Vec<(String, Vec<u8>)> = store.clone().into_iter().collect();
         restores_to(&records, &store);
