@@ -271,7 +271,9 @@ function validCount(value, lo, hi) {
 
 async function receive(ctx) {
   const { p, record, env, context } = ctx;
-  const locations = record.locations;
+  // The queue's own partitions only: the shadows a DLQ has in its sources' partitions are
+  // outboxes whose messages move to these partitions (objects.js), never received from there.
+  const locations = record.locations.slice(0, record.partitions);
   const maxValue = p.params.MaxNumberOfMessages;
   const waitValue = p.params.WaitTimeSeconds;
   if (locations.length === 1 || !validCount(maxValue, 1, 10) || !validCount(waitValue, 0, 20)) {
