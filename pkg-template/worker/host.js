@@ -150,6 +150,15 @@ export class EngineHost {
     return Date.now() < deadline;
   }
 
+  /**
+   * One internal operation of the engine (ExportMessages, ImportMessages, RemoveMessages: moving
+   * messages between objects with their identity; not SQS actions, no client can name them).
+   * Throws the engine's error.
+   */
+  internalOp(op, params, context) {
+    return this.engine[INTERNAL](op, params, context);
+  }
+
   /** Keep the object's one alarm on the engine's next deadline. */
   async syncAlarm() {
     if (this.#engine === null) return;
