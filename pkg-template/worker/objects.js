@@ -46,6 +46,8 @@ export class WasqQueue extends EngineHost {
     if (path === "/drop") return this.drop(input);
     if (path === "/ensure-chain") return this.ensureChain(input);
     if (path === "/import") return this.importMessages(input);
+    if (path === "/export") return this.#internalOn(input, "ExportMessages", { MaxNumberOfMessages: input.max });
+    if (path === "/remove") return this.#internalOn(input, "RemoveMessages", { MessageIds: input.ids });
     const out = await super.internal(path, input, request);
     if (this.#outbox) await this.afterRequest();
     return out;
@@ -129,11 +131,16 @@ export class WasqQueue extends EngineHost {
   }
 
   /** The DLQ side of a transfer: add the messages, keeping their identity; a repeat is skipped. */
-  async importMessages({ context, name, messages }) {
+  importMessages({ context, name, messages }) {
+    return this.#internalOn({ context, name }, "ImportMessages", { Messages: messages });
+  }
+
+  /** An internal operation on the queue `name` here (its engine's error thrown as is). */
+  async #internalOn({ context, name }, op, params) {
     const [found] = await this.call([{ action: "GetQueueUrl", params: { QueueName: name } }], context);
     if (found.error) throw fail(found.error);
     try {
-      return this.internalOp("ImportMessages", { QueueUrl: found.ok.QueueUrl, Messages: messages }, context);
+      return this.internalOp(op, { QueueUrl: found.ok.QueueUrl, ...params }, context);
     } finally {
       await this.syncAlarm();
     }
