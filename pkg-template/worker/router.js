@@ -322,6 +322,8 @@ async function receive(ctx) {
   let immediate = true;
   while (Date.now() < deadline) {
     const ready = await firstReady(env, locations, { queueUrl, context, deadline, immediate }, ctx.signal);
+    // A caller that went away gets no further sweep (which could take messages nobody reads).
+    ctx.signal?.throwIfAborted();
     if (ready < 0) break;
     result = await sweep(ready);
     if (result.got.length) return wire.receiveResponse(p.json, result.template ?? result.error, result.got);
