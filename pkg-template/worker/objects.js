@@ -59,7 +59,14 @@ export class WasqQueue extends EngineHost {
 
   async afterRequest(action) {
     if (action === "ReceiveMessage") this.#outbox = true;
-    if (this.#outbox) await this.transferDeadLetters();
+    if (!this.#outbox) return;
+    try {
+      await this.transferDeadLetters();
+    } catch (err) {
+      // The request itself succeeded (a receive's messages are already in flight): its answer
+      // must not be lost to a transfer problem, which the alarm retries.
+      console.warn(`wasq edge: dead-letter transfer: ${err?.message ?? err}`);
+    }
   }
 
   async alarm() {
@@ -123,7 +130,11 @@ export class WasqQueue extends EngineHost {
         [...byPartition].map(([p, messages]) => this.#post(objectName(region, name, p), "/import", { context, name, messages })),
       );
       const done = [...byPartition.values()].filter((_, i) => results[i].status === "fulfilled").flat();
-      if (done.length) this.internalOp("RemoveMessages", { QueueUrl, MessageIds: done.map((m) => m.MessageId) }, context);
+      if (done.length) {
+        const { Removed } = this.internalOp("RemoveMessages", { QueueUrl, MessageIds: done.map((m) => m.MessageId) }, context);
+        // Never export the same messages again in this loop.
+        if (Removed < done.length) throw new Error(`removed ${Removed} of ${done.length} transferred messages`);
+      }
       const failure = results.find((r) => r.status === "rejected");
       if (failure) throw failure.reason;
       this.#retryAt = undefined;
