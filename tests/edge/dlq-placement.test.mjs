@@ -247,3 +247,38 @@ test("the internal transfer operations are no SQS actions", async () => {
     await mf.dispose();
   }
 });
+
+test("a message left in a source partition's outbox by a restart reaches its DLQ partition after it", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "wasq-edge-"));
+  let mf = startWorker({ partitions: PARTITIONS, persist: dir });
+  try {
+    let sqs = await client(mf);
+    const dlq = await createQueue(sqs, "outbox-dlq.fifo", HT_FIFO);
+    const src = await createQueue(sqs, "outbox-src.fifo", { ...HT_FIFO, RedrivePolicy: redrive(await arnOf(sqs, dlq), 1) });
+    await receive(sqs, src, 10); // every partition of src has run once (and found its outbox empty)
+    // The state a dead-lettering receive leaves when the object stops right after its commit: a
+    // message in the source partition's shadow of the DLQ, not yet transferred, no alarm armed.
+    const source = `us-east-1/outbox-src.fifo/${groupHash("Z") % PARTITIONS}`;
+    const put = await objectPost(mf, source, "/call", {
+      context: { region: "us-east-1" },
+      calls: [{ action: "SendMessage", params: { QueueUrl: dlq, MessageBody: "in transit", MessageGroupId: "Z", MessageDeduplicationId: "z1" } }],
+    });
+    const [{ ok }] = JSON.parse(put.body).results;
+    assert.ok(ok?.MessageId, put.body);
+    assert.equal(await counts(sqs, dlq), 1, "counted while in transit");
+    assert.deepEqual(await receive(sqs, dlq, 10, 0), [], "not receivable from the outbox");
+
+    await mf.dispose();
+    mf = startWorker({ partitions: PARTITIONS, persist: dir });
+    sqs = await client(mf);
+    await receive(sqs, src, 10); // any request to the source partition resumes its transfers
+    const got = await receive(sqs, dlq, 10);
+    assert.deepEqual(got.map((m) => [m.Body, m.MessageId]), [["in transit", ok.MessageId]]);
+    assert.equal(Number(got[0].ReceiptHandle.split(":")[0]), groupHash("Z") % PARTITIONS);
+    await sqs.send(new S.DeleteMessageCommand({ QueueUrl: dlq, ReceiptHandle: got[0].ReceiptHandle }));
+    assert.equal(await counts(sqs, dlq), 0, "exactly once");
+  } finally {
+    await mf.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
