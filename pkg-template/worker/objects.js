@@ -182,7 +182,13 @@ export class WasqQueue extends EngineHost {
    */
   async ensureChain({ context, queues, targets }) {
     // Where this partition's dead-lettered messages go: the partitions of each queue of its chain.
-    if (targets) this.ctx.storage.kv.put(TARGETS, Object.fromEntries(targets.map((t) => [t.name, { region: t.region, partitions: t.partitions, context }])));
+    // Merged, not replaced: a shadow no longer in the chain (policy removed or re-pointed) may
+    // still hold messages on their way; a deleted DLQ's entry is skipped (its shadow is gone).
+    if (targets) {
+      const known = this.ctx.storage.kv.get(TARGETS) ?? {};
+      for (const t of targets) known[t.name] = { region: t.region, partitions: t.partitions, context };
+      this.ctx.storage.kv.put(TARGETS, known);
+    }
     for (const { name, attributes } of queues) {
       const { RedrivePolicy, ...rest } = attributes;
       await this.ensure({ context, name, attributes: rest });
