@@ -5,11 +5,11 @@
 //! objects) needs this to put a dead-lettered message where its group lives.
 //!
 //! Not an SQS action: `Engine::dispatch` and the protocol layer never reach it (only
-//! `Engine::internal`, which a host calls directly). Three operations, each one durable change
-//! like any other call:
-//! - `ExportMessages {QueueUrl, MaxNumberOfMessages?}`: the oldest visible messages with their
-//!   identity, in send order, skipping FIFO groups that have a message in flight. Changes
-//!   nothing.
+//! `Engine::internal`, which a host calls directly). Three operations; the two that change
+//! something leave durable records like any other call:
+//! - `ExportMessages {QueueUrl, MaxNumberOfMessages?}`: visible messages with their identity —
+//!   standard: the oldest, in send order; FIFO: the visible head of each group that has nothing in
+//!   flight, in order within the group (what receives could take). Changes nothing.
 //! - `ImportMessages {QueueUrl, Messages}`: adds them, visible, in the given order. Idempotent
 //!   by MessageId, so a transfer retried after a crash does not duplicate: a message the queue
 //!   still holds is skipped, and on a FIFO queue its deduplication entry (kept 5 minutes, as for
