@@ -29,7 +29,8 @@ use codec::{Fields, Obj};
 use md5::{Digest, Md5};
 use serde_json::Value;
 
-mod codec;
+// Also read by `import.rs`: a transferred message travels in the record encoding.
+pub(super) mod codec;
 mod reader;
 #[cfg(test)]
 mod tests;
