@@ -18,7 +18,7 @@
 //! written by a newer format version is refused, never misread.
 
 use super::attributes::QueueAttributes;
-use super::ids::{format_uuid, parse_uuid};
+use super::ids::format_uuid;
 use super::journal::RecordKey;
 use super::message::Message;
 use super::move_tasks::MoveTask;
@@ -92,7 +92,7 @@ fn content_from_value(v: &Value) -> Result<reader::Content<'static>, String> {
             .map(Box::new),
         sent_at: f.u64("sent_at")?,
         enqueued_at: f.u64("enqueued_at")?,
-        id: parse_uuid(&id).ok_or(id),
+        id: reader::uuid(&id).ok_or(id),
     })
 }
 
@@ -363,7 +363,7 @@ impl Engine {
             let Some(q) = engine.queues.get_mut(&uid) else {
                 continue;
             };
-            let message_id = parse_uuid(&d.message_id).ok_or_else(|| {
+            let message_id = reader::uuid(&d.message_id).ok_or_else(|| {
                 RestoreError::Corrupt(format!("bad message id {:?}", d.message_id))
             })?;
             q.remember_dedup(

@@ -103,7 +103,7 @@ pub(super) fn state(text: &str) -> Option<State> {
 
 /// A MessageId as `format_uuid` writes it (8-4-4-4-12 hex digits) read from its bytes; any other
 /// text goes through `parse_uuid`, which decides what it accepts.
-fn uuid(s: &str) -> Option<u128> {
+pub(super) fn uuid(s: &str) -> Option<u128> {
     let b = s.as_bytes();
     if b.len() != 36 {
         return parse_uuid(s);
