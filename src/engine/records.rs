@@ -18,7 +18,7 @@
 //! written by a newer format version is refused, never misread.
 
 use super::attributes::QueueAttributes;
-use super::ids::{format_uuid, parse_uuid};
+use super::ids::{parse_uuid, uuid_text};
 use super::journal::RecordKey;
 use super::json_out::{self, Obj};
 use super::message::{Message, MessageExtra, MessageState};
@@ -208,8 +208,7 @@ impl Engine {
                 let q = self.queues.get(uid)?;
                 let m = q.messages.get(seq)?;
                 let mut o = Obj::new(out);
-                o.str("id", &format_uuid(m.id(&q.keys)))
-                    .str("body", &m.body);
+                o.str("id", &uuid_text(m.id(&q.keys))).str("body", &m.body);
                 if let Some(a) = &m.attributes {
                     codec::write_message_attributes(o.member("attributes"), a);
                 }
@@ -239,7 +238,7 @@ impl Engine {
                 Obj::new(out)
                     .str("key", key)
                     .u64("expires_at", e.expires_at)
-                    .str("message_id", &format_uuid(e.message_id))
+                    .str("message_id", &uuid_text(e.message_id))
                     .u64("seq", e.seq)
                     .end()
             }
