@@ -156,6 +156,16 @@ pub(super) fn write_extra(out: &mut String, e: &MessageExtra) {
     o.end();
 }
 
+/// A message's attributes as record bytes (the internal transfers carry them too).
+pub(in crate::engine) fn message_attributes_json(attrs: &MessageAttributes) -> Vec<u8> {
+    json(|out| write_message_attributes(out, attrs)).into_bytes()
+}
+
+/// A message's extra fields as record bytes.
+pub(in crate::engine) fn extra_json(e: &MessageExtra) -> Vec<u8> {
+    json(|out| write_extra(out, e)).into_bytes()
+}
+
 pub(super) fn state_name(s: MessageState) -> &'static str {
     match s {
         MessageState::Delayed => "Delayed",
@@ -322,7 +332,7 @@ pub(super) fn read_attributes(v: &Value) -> Result<QueueAttributes, String> {
     })
 }
 
-pub(super) fn read_message_attributes(v: &Value) -> Result<MessageAttributes, String> {
+pub(in crate::engine) fn read_message_attributes(v: &Value) -> Result<MessageAttributes, String> {
     let Value::Object(entries) = v else {
         return Err("attributes: expected a JSON object".into());
     };
@@ -349,7 +359,7 @@ pub(super) fn read_message_attributes(v: &Value) -> Result<MessageAttributes, St
         .collect()
 }
 
-pub(super) fn read_extra(v: &Value) -> Result<MessageExtra, String> {
+pub(in crate::engine) fn read_extra(v: &Value) -> Result<MessageExtra, String> {
     let f = Fields::of(v)?;
     Ok(MessageExtra {
         trace_header: f.opt_string("trace_header")?.map(Into::into),
@@ -417,12 +427,6 @@ mod tests {
     // The records' bytes, as `take_changes` hands them over.
     fn attributes_json(a: &QueueAttributes) -> Vec<u8> {
         json(|out| write_attributes(out, a)).into_bytes()
-    }
-    fn message_attributes_json(a: &MessageAttributes) -> Vec<u8> {
-        json(|out| write_message_attributes(out, a)).into_bytes()
-    }
-    fn extra_json(e: &MessageExtra) -> Vec<u8> {
-        json(|out| write_extra(out, e)).into_bytes()
     }
     fn attempt_json(a: &Attempt) -> Vec<u8> {
         json(|out| write_attempt(out, a)).into_bytes()
