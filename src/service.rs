@@ -268,18 +268,15 @@ impl Service {
     /// Durable changes since the last call, keys prefixed with `<region>/`.
     pub fn take_changes(&mut self) -> Changes {
         let mut all = Changes::default();
-        for (region, engine) in &mut self.engines {
-            let changes = engine.take_changes();
-            all.put.extend(
-                changes
-                    .put
-                    .into_iter()
-                    .map(|(k, v)| (format!("{region}/{k}"), v)),
-            );
-            all.del
-                .extend(changes.del.into_iter().map(|k| format!("{region}/{k}")));
-        }
+        self.drain_changes(&mut all);
         all
+    }
+
+    /// `take_changes` into any sink (e.g. [`crate::changes::PackedBatch`]), region by region.
+    pub fn drain_changes(&mut self, sink: &mut dyn crate::changes::ChangeSink) {
+        for (region, engine) in &mut self.engines {
+            engine.drain_changes(Some(region), sink);
+        }
     }
 
     /// A read-only view of one queue: every message and its state (see [`crate::peek`]).

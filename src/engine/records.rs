@@ -18,14 +18,15 @@
 //! written by a newer format version is refused, never misread.
 
 use super::attributes::QueueAttributes;
-use super::ids::format_uuid;
+use super::ids::uuid_text;
 use super::journal::RecordKey;
+use super::json_out::{self, Obj};
 use super::message::Message;
 use super::move_tasks::MoveTask;
 use super::queue::{Attempt, DedupEntry, Queue};
 use super::{Engine, EngineConfig};
-use crate::changes::Changes;
-use codec::{Fields, Obj};
+use crate::changes::ChangeSink;
+use codec::Fields;
 use md5::{Digest, Md5};
 use serde_json::Value;
 
@@ -134,34 +135,37 @@ struct AttemptRecord {
     attempt: Attempt,
 }
 
-/// `<kind>/<16 hex digits>[/<16 hex digits>]`, written by hand: two keys per message per call,
-/// and `format!` with `{:016x}` was a visible share of the cycle.
-fn key_string(key: &RecordKey) -> String {
+/// Appends `<kind>/<16 hex digits>[/<16 hex digits>]`, written by hand: two keys per message
+/// per call, and `format!` with `{:016x}` was a visible share of the cycle.
+fn push_key(out: &mut String, key: &RecordKey) {
     let (kind, a, b) = match key {
-        RecordKey::Meta => return "meta".into(),
-        RecordKey::Deleted(name) => return ["x/", name].concat(),
-        RecordKey::Queue(q) => ('q', *q, None),
-        RecordKey::Content(q, s) => ('m', *q, Some(*s)),
-        RecordKey::State(q, s) => ('s', *q, Some(*s)),
-        RecordKey::Dedup(q, n) => ('d', *q, Some(*n)),
-        RecordKey::Attempt(q, n) => ('a', *q, Some(*n)),
-        RecordKey::Task(t) => ('t', *t, None),
+        RecordKey::Meta => return out.push_str("meta"),
+        RecordKey::Deleted(name) => {
+            out.push_str("x/");
+            return out.push_str(name);
+        }
+        RecordKey::Queue(q) => ("q", *q, None),
+        RecordKey::Content(q, s) => ("m", *q, Some(*s)),
+        RecordKey::State(q, s) => ("s", *q, Some(*s)),
+        RecordKey::Dedup(q, n) => ("d", *q, Some(*n)),
+        RecordKey::Attempt(q, n) => ("a", *q, Some(*n)),
+        RecordKey::Task(t) => ("t", *t, None),
     };
-    let mut out = String::with_capacity(36);
-    out.push(kind);
+    out.push_str(kind);
     for v in std::iter::once(a).chain(b) {
-        out.push('/');
-        push_hex16(&mut out, v);
+        push_hex16(out, v);
     }
-    out
 }
 
-/// `{:016x}`.
+/// `/{:016x}`.
 fn push_hex16(out: &mut String, v: u64) {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    for i in (0..16).rev() {
-        out.push(DIGITS[((v >> (4 * i)) & 0xf) as usize] as char);
+    let mut text = [b'/'; 17];
+    for (i, d) in text.iter_mut().skip(1).enumerate() {
+        *d = DIGITS[((v >> (60 - 4 * i)) & 0xf) as usize];
     }
+    // Only ASCII was written.
+    out.push_str(std::str::from_utf8(&text).unwrap_or_default());
 }
 
 /// A stable sort by key through one shared sort instantiation: a `sort_by_key` per record
@@ -190,69 +194,77 @@ fn sort_order(order: &mut [((u64, u64), usize)]) -> bool {
 }
 
 impl Engine {
-    /// Turn the dirty keys into records to put (current value) or delete (entity gone).
-    pub(super) fn collect_changes(&mut self) -> Changes {
+    /// Hand the dirty keys to `sink` as records to put (current value) or delete (entity
+    /// gone), each key prefixed with `<region>/` when there is a region. Keys and values are
+    /// written into two buffers reused for every record, so a record costs the sink's copy only.
+    pub(super) fn collect_changes(&mut self, region: Option<&str>, sink: &mut dyn ChangeSink) {
         let mut dirty = std::mem::take(&mut self.journal.dirty);
         dirty.sort_unstable();
         dirty.dedup();
-        let mut changes = Changes::default();
+        let mut key_text = String::with_capacity(40 + region.map_or(0, str::len));
+        if let Some(region) = region {
+            key_text.push_str(region);
+            key_text.push('/');
+        }
+        let prefix = key_text.len();
+        let mut value = String::with_capacity(256);
         for key in dirty {
-            match self.record_value(&key) {
-                Some(bytes) => changes.put.push((key_string(&key), bytes)),
-                None => changes.del.push(key_string(&key)),
+            key_text.truncate(prefix);
+            push_key(&mut key_text, &key);
+            value.clear();
+            match self.write_record(&key, &mut value) {
+                Some(()) => sink.put(&key_text, value.as_bytes()),
+                None => sink.del(&key_text),
             }
         }
-        changes
     }
 
-    fn record_value(&self, key: &RecordKey) -> Option<Vec<u8>> {
-        Some(match key {
-            RecordKey::Meta => Obj::new()
+    /// The current value of `key`, or `None` when its entity is gone (then `out` holds
+    /// nothing the caller uses).
+    fn write_record(&self, key: &RecordKey, out: &mut String) -> Option<()> {
+        match key {
+            RecordKey::Meta => Obj::new(out)
                 .u64("v", FORMAT_VERSION.into())
                 .u64("seed", self.config.seed)
                 .u64("next_seq", self.next_seq)
                 .u64("next_queue", self.next_queue)
                 .u64("next_task", self.next_task)
-                .finish(),
+                .end(),
             RecordKey::Queue(uid) => {
                 let q = self.queues.get(uid)?;
-                let tags = codec::map(q.tags.iter().map(|(k, v)| {
-                    let mut json = Vec::new();
-                    let _ = serde_json::to_writer(&mut json, v.as_str());
-                    (k, json)
-                }));
-                Obj::new()
-                    .str("name", &q.name)
-                    .raw("attrs", &codec::attributes_json(&q.attrs))
-                    .raw("tags", &tags)
-                    .u64("created_at", q.created_at)
+                let mut o = Obj::new(out);
+                o.str("name", &q.name);
+                codec::write_attributes(o.member("attrs"), &q.attrs);
+                codec::write_map(o.member("tags"), q.tags.iter(), |out, v| {
+                    json_out::string(out, v)
+                });
+                o.u64("created_at", q.created_at)
                     .u64("modified_at", q.modified_at)
-                    .opt_u64("last_purge", q.last_purge)
+                    .nullable_u64("last_purge", q.last_purge)
                     .bool("dedup_per_group", q.dedup_per_group)
                     .u64("next_dedup", q.next_dedup)
                     .u64("next_attempt", q.next_attempt)
-                    .finish()
+                    .end()
             }
             RecordKey::Content(uid, seq) => {
                 let q = self.queues.get(uid)?;
                 let m = q.messages.get(seq)?;
-                let mut o = Obj::new();
-                o.str("id", &format_uuid(m.id(&q.keys)))
-                    .str("body", &m.body);
+                let mut o = Obj::new(out);
+                o.str("id", &uuid_text(m.id(&q.keys))).str("body", &m.body);
                 if let Some(a) = &m.attributes {
-                    o.raw("attributes", &codec::message_attributes_json(a));
+                    codec::write_message_attributes(o.member("attributes"), a);
                 }
                 if let Some(e) = m.stored_extra() {
-                    o.raw("extra", &codec::extra_json(e));
+                    codec::write_extra(o.member("extra"), e);
                 }
                 // Format 1 has both fields; they are always equal (see `Message::sent_at`).
                 o.u64("sent_at", m.sent_at)
                     .u64("enqueued_at", m.sent_at)
-                    .finish()
+                    .end()
             }
             RecordKey::State(uid, seq) => {
                 let m = self.queues.get(uid)?.messages.get(seq)?;
-                Obj::new()
+                Obj::new(out)
                     .str("state", codec::state_name(m.state))
                     .u64("deadline", m.deadline)
                     .u64("receive_count", m.receive_count.into())
@@ -260,31 +272,34 @@ impl Engine {
                     .u64("first_receive_at", m.first_receive_at)
                     .u64("received_at", m.received_at)
                     .bool("visibility_changed", m.visibility_changed)
-                    .finish()
+                    .end()
             }
             RecordKey::Dedup(uid, n) => {
                 let q = self.queues.get(uid)?;
                 let (key, e) = q.dedup.by_record(*n)?;
-                Obj::new()
+                Obj::new(out)
                     .str("key", key)
                     .u64("expires_at", e.expires_at)
-                    .str("message_id", &format_uuid(e.message_id))
+                    .str("message_id", &uuid_text(e.message_id))
                     .u64("seq", e.seq)
-                    .finish()
+                    .end()
             }
             RecordKey::Attempt(uid, n) => {
                 let q = self.queues.get(uid)?;
                 let id = q.attempt_keys.get(n)?;
-                Obj::new()
-                    .str("id", id)
-                    .raw("attempt", &codec::attempt_json(q.attempts.get(id)?))
-                    .finish()
+                let attempt = q.attempts.get(id)?;
+                let mut o = Obj::new(out);
+                o.str("id", id);
+                codec::write_attempt(o.member("attempt"), attempt);
+                o.end()
             }
-            RecordKey::Deleted(name) => Obj::new()
-                .u64("at", *self.deleted_names.get(name)?)
-                .finish(),
-            RecordKey::Task(id) => codec::task_json(self.task(*id)?),
-        })
+            RecordKey::Deleted(name) => {
+                let at = *self.deleted_names.get(name)?;
+                Obj::new(out).u64("at", at).end()
+            }
+            RecordKey::Task(id) => codec::write_task(out, self.task(*id)?),
+        }
+        Some(())
     }
 
     /// Rebuild an engine from every record of its store.

@@ -6,8 +6,9 @@
 //! JS before anything is shown to the caller.
 
 use super::error::{restore_error, sqs_error, type_error};
-use super::packed::{self, Records};
+use super::packed::Records;
 use super::{convert, http};
+use crate::changes::PackedBatch;
 use crate::context::CallContext;
 use crate::protocol;
 use crate::service::Service;
@@ -183,7 +184,10 @@ impl WasqCore {
     /// or `undefined` when there are none.
     #[wasm_bindgen(js_name = takeChanges)]
     pub fn take_changes(&mut self) -> Result<Option<Vec<u8>>, JsValue> {
-        packed::encode_changes(&self.service.take_changes())
+        let mut batch = PackedBatch::default();
+        self.service.drain_changes(&mut batch);
+        batch
+            .finish()
             .map_err(|_| type_error("a storage record is 4 GiB or larger"))
     }
 
