@@ -122,14 +122,14 @@ fn batch_cycle<D: Dispatch>(d: &mut D, send: &Value, receive: &Value) {
 /// Batch entry ids of the typed and JSON-text cycles (no `format!` in the timed loop).
 const ENTRY_IDS: [&str; 10] = ["d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9"];
 
-fn typed_send_batch() -> SendMessageBatchRequest {
+fn typed_send_batch() -> SendMessageBatchRequest<'static> {
     SendMessageBatchRequest {
         queue_url: Some(STD_URL.into()),
         entries: Some(
             (0..10)
                 .map(|i| SendMessageRequest {
-                    id: Some(format!("e{i}")),
-                    message_body: Some(format!("message body {i}")),
+                    id: Some(format!("e{i}").into()),
+                    message_body: Some(format!("message body {i}").into()),
                     ..Default::default()
                 })
                 .collect(),
@@ -158,8 +158,8 @@ fn typed_batch_cycle(svc: &mut Service, send: &SendMessageBatchRequest) {
         .into_iter()
         .enumerate()
         .map(|(i, m)| ReceiptRequest {
-            id: Some(ENTRY_IDS.get(i).copied().unwrap_or("dx").to_string()),
-            receipt_handle: Some(m.receipt_handle),
+            id: Some(ENTRY_IDS.get(i).copied().unwrap_or("dx").to_string().into()),
+            receipt_handle: Some(m.receipt_handle.into()),
             ..Default::default()
         })
         .collect();
@@ -191,7 +191,7 @@ fn typed_single_cycle(svc: &mut Service) {
     for m in out.messages {
         let del = ReceiptRequest {
             queue_url: Some(STD_URL.into()),
-            receipt_handle: Some(m.receipt_handle),
+            receipt_handle: Some(m.receipt_handle.into()),
             ..Default::default()
         };
         svc.delete_message(NOW, &ctx, del)

@@ -172,7 +172,7 @@ impl Service {
         &mut self,
         now: u64,
         ctx: &CallContext,
-        req: SendMessageRequest,
+        req: SendMessageRequest<'_>,
     ) -> Result<SendMessageResponse, SqsError> {
         self.engine_of(ctx).send_message(now, ctx, req)
     }
@@ -182,7 +182,7 @@ impl Service {
         &mut self,
         now: u64,
         ctx: &CallContext,
-        req: SendMessageBatchRequest,
+        req: SendMessageBatchRequest<'_>,
     ) -> Result<SendMessageBatchResponse, SqsError> {
         self.engine_of(ctx).send_message_batch(now, ctx, req)
     }
@@ -202,7 +202,7 @@ impl Service {
         &mut self,
         now: u64,
         ctx: &CallContext,
-        req: ReceiptRequest,
+        req: ReceiptRequest<'_>,
     ) -> Result<EmptyResponse, SqsError> {
         self.engine_of(ctx).delete_message(now, req)
     }
@@ -212,7 +212,7 @@ impl Service {
         &mut self,
         now: u64,
         ctx: &CallContext,
-        req: ReceiptBatchRequest,
+        req: ReceiptBatchRequest<'_>,
     ) -> Result<DeleteMessageBatchResponse, SqsError> {
         self.engine_of(ctx).delete_message_batch(now, req)
     }
@@ -222,7 +222,7 @@ impl Service {
         &mut self,
         now: u64,
         ctx: &CallContext,
-        req: ReceiptRequest,
+        req: ReceiptRequest<'_>,
     ) -> Result<EmptyResponse, SqsError> {
         self.engine_of(ctx).change_message_visibility(now, req)
     }
@@ -232,7 +232,7 @@ impl Service {
         &mut self,
         now: u64,
         ctx: &CallContext,
-        req: ReceiptBatchRequest,
+        req: ReceiptBatchRequest<'_>,
     ) -> Result<ChangeMessageVisibilityBatchResponse, SqsError> {
         self.engine_of(ctx)
             .change_message_visibility_batch(now, req)

@@ -41,11 +41,11 @@ impl Engine {
         &mut self,
         now: u64,
         action: &'static str,
-        url: &Option<String>,
+        url: Option<&str>,
         group: Option<&str>,
     ) -> Result<u64, SqsError> {
         let now = self.advance(now);
-        self.throttle(now, action, url.as_deref(), group)?;
+        self.throttle(now, action, url, group)?;
         Ok(now)
     }
 
@@ -54,10 +54,10 @@ impl Engine {
         &mut self,
         now: u64,
         ctx: &CallContext,
-        req: SendMessageRequest,
+        req: SendMessageRequest<'_>,
     ) -> Result<SendMessageResponse, SqsError> {
         let group = req.message_group_id.as_deref();
-        let now = self.admit(now, "SendMessage", &req.queue_url, group)?;
+        let now = self.admit(now, "SendMessage", req.queue_url.as_deref(), group)?;
         self.run_send_message(now, ctx, &req)
     }
 
@@ -66,14 +66,14 @@ impl Engine {
         &mut self,
         now: u64,
         ctx: &CallContext,
-        req: SendMessageBatchRequest,
+        req: SendMessageBatchRequest<'_>,
     ) -> Result<SendMessageBatchResponse, SqsError> {
         let group = req
             .entries
             .as_ref()
             .and_then(|e| e.first())
             .and_then(|e| e.message_group_id.as_deref());
-        let now = self.admit(now, "SendMessageBatch", &req.queue_url, group)?;
+        let now = self.admit(now, "SendMessageBatch", req.queue_url.as_deref(), group)?;
         self.run_send_message_batch(now, ctx, &req)
     }
 
@@ -83,7 +83,7 @@ impl Engine {
         now: u64,
         req: ReceiveMessageRequest,
     ) -> Result<ReceiveMessageResponse, SqsError> {
-        let now = self.admit(now, "ReceiveMessage", &req.queue_url, None)?;
+        let now = self.admit(now, "ReceiveMessage", req.queue_url.as_deref(), None)?;
         self.run_receive_message(now, &req)
     }
 
@@ -91,9 +91,9 @@ impl Engine {
     pub fn delete_message(
         &mut self,
         now: u64,
-        req: ReceiptRequest,
+        req: ReceiptRequest<'_>,
     ) -> Result<EmptyResponse, SqsError> {
-        let now = self.admit(now, "DeleteMessage", &req.queue_url, None)?;
+        let now = self.admit(now, "DeleteMessage", req.queue_url.as_deref(), None)?;
         self.run_delete_message(now, &req)
     }
 
@@ -101,9 +101,9 @@ impl Engine {
     pub fn delete_message_batch(
         &mut self,
         now: u64,
-        req: ReceiptBatchRequest,
+        req: ReceiptBatchRequest<'_>,
     ) -> Result<DeleteMessageBatchResponse, SqsError> {
-        let now = self.admit(now, "DeleteMessageBatch", &req.queue_url, None)?;
+        let now = self.admit(now, "DeleteMessageBatch", req.queue_url.as_deref(), None)?;
         self.run_delete_message_batch(now, &req)
     }
 
@@ -111,9 +111,14 @@ impl Engine {
     pub fn change_message_visibility(
         &mut self,
         now: u64,
-        req: ReceiptRequest,
+        req: ReceiptRequest<'_>,
     ) -> Result<EmptyResponse, SqsError> {
-        let now = self.admit(now, "ChangeMessageVisibility", &req.queue_url, None)?;
+        let now = self.admit(
+            now,
+            "ChangeMessageVisibility",
+            req.queue_url.as_deref(),
+            None,
+        )?;
         self.run_change_message_visibility(now, &req)
     }
 
@@ -121,9 +126,14 @@ impl Engine {
     pub fn change_message_visibility_batch(
         &mut self,
         now: u64,
-        req: ReceiptBatchRequest,
+        req: ReceiptBatchRequest<'_>,
     ) -> Result<ChangeMessageVisibilityBatchResponse, SqsError> {
-        let now = self.admit(now, "ChangeMessageVisibilityBatch", &req.queue_url, None)?;
+        let now = self.admit(
+            now,
+            "ChangeMessageVisibilityBatch",
+            req.queue_url.as_deref(),
+            None,
+        )?;
         self.run_change_message_visibility_batch(now, &req)
     }
 

@@ -199,11 +199,16 @@ impl<'a> Reader<'a> {
 
     // The `opt_*` readers: `null` is an absent member, as `Params` reads it.
 
-    fn opt_str(&mut self) -> Option<Option<String>> {
+    /// A string lent from the request text (copied only when it holds an escape).
+    fn opt_str(&mut self) -> Option<Option<Cow<'a, str>>> {
         if self.word("null") {
             return Some(None);
         }
-        self.string().map(|s| Some(s.into_owned()))
+        self.string().map(Some)
+    }
+
+    fn opt_string(&mut self) -> Option<Option<String>> {
+        self.opt_str().map(|s| s.map(Cow::into_owned))
     }
 
     fn opt_int(&mut self) -> Option<Option<i64>> {
@@ -236,7 +241,7 @@ impl<'a> Reader<'a> {
         Some(true)
     }
 
-    fn send(&mut self) -> Option<SendMessageRequest> {
+    fn send(&mut self) -> Option<SendMessageRequest<'a>> {
         self.open(b'{')?;
         let mut req = SendMessageRequest::default();
         let mut seen = Seen::default();
@@ -273,7 +278,7 @@ impl<'a> Reader<'a> {
         Some(req)
     }
 
-    fn send_batch(&mut self) -> Option<SendMessageBatchRequest> {
+    fn send_batch(&mut self) -> Option<SendMessageBatchRequest<'a>> {
         self.open(b'{')?;
         let mut req = SendMessageBatchRequest::default();
         let mut seen = Seen::default();
@@ -310,7 +315,7 @@ impl<'a> Reader<'a> {
             match &*key {
                 "QueueUrl" => {
                     seen.once(0)?;
-                    req.queue_url = self.opt_str()?;
+                    req.queue_url = self.opt_string()?;
                 }
                 "AttributeNames" => {
                     seen.once(1)?;
@@ -338,7 +343,7 @@ impl<'a> Reader<'a> {
                 }
                 "ReceiveRequestAttemptId" => {
                     seen.once(7)?;
-                    req.receive_request_attempt_id = self.opt_str()?;
+                    req.receive_request_attempt_id = self.opt_string()?;
                 }
                 _ => return None,
             }
@@ -346,7 +351,7 @@ impl<'a> Reader<'a> {
         Some(req)
     }
 
-    fn receipt(&mut self) -> Option<ReceiptRequest> {
+    fn receipt(&mut self) -> Option<ReceiptRequest<'a>> {
         self.open(b'{')?;
         let mut req = ReceiptRequest::default();
         let mut seen = Seen::default();
@@ -375,7 +380,7 @@ impl<'a> Reader<'a> {
         Some(req)
     }
 
-    fn receipt_batch(&mut self) -> Option<ReceiptBatchRequest> {
+    fn receipt_batch(&mut self) -> Option<ReceiptBatchRequest<'a>> {
         self.open(b'{')?;
         let mut req = ReceiptBatchRequest::default();
         let mut seen = Seen::default();
@@ -405,17 +410,17 @@ impl<'a> Reader<'a> {
 }
 
 /// A message action's request read from its JSON text; `None`: take the `Value` path.
-pub(crate) enum Request {
-    Send(SendMessageRequest),
-    SendBatch(SendMessageBatchRequest),
+pub(crate) enum Request<'a> {
+    Send(SendMessageRequest<'a>),
+    SendBatch(SendMessageBatchRequest<'a>),
     Receive(ReceiveMessageRequest),
-    Delete(ReceiptRequest),
-    DeleteBatch(ReceiptBatchRequest),
-    ChangeVisibility(ReceiptRequest),
-    ChangeVisibilityBatch(ReceiptBatchRequest),
+    Delete(ReceiptRequest<'a>),
+    DeleteBatch(ReceiptBatchRequest<'a>),
+    ChangeVisibility(ReceiptRequest<'a>),
+    ChangeVisibilityBatch(ReceiptBatchRequest<'a>),
 }
 
-pub(crate) fn read(action: &str, text: &str) -> Option<Request> {
+pub(crate) fn read<'a>(action: &str, text: &'a str) -> Option<Request<'a>> {
     let mut r = Reader { text, i: 0 };
     // One reader call per action and no generic helper around them: in the wasm, every
     // instantiation is code shipped.

@@ -449,7 +449,10 @@ impl Engine {
             .ok_or(SqsError::QueueDoesNotExist)
     }
 
-    fn required_url(&self, url: &Option<String>) -> Result<u64, SqsError> {
+    fn required_url(
+        &self,
+        url: &Option<impl std::ops::Deref<Target = str>>,
+    ) -> Result<u64, SqsError> {
         let url = url
             .as_deref()
             .ok_or_else(|| SqsError::MissingParameter("QueueUrl".into()))?;

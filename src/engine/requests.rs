@@ -6,7 +6,14 @@
 use super::params::{FromParams, Params};
 use crate::error::SqsError;
 use crate::model::MessageAttributes;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
+
+/// The request's strings are `Cow`s so the JSON fast path (`json_in`) can lend them from the
+/// request text; the `Value` path and callers hand over owned ones.
+fn owned(s: Option<String>) -> Option<Cow<'static, str>> {
+    s.map(Cow::Owned)
+}
 
 #[allow(missing_docs)]
 #[derive(Debug, Default, Clone)]
@@ -176,43 +183,43 @@ impl FromParams for RemovePermissionRequest {
 
 #[allow(missing_docs)]
 #[derive(Debug, Default, Clone)]
-pub struct SendMessageRequest {
-    pub queue_url: Option<String>,
-    pub id: Option<String>,
-    pub message_body: Option<String>,
+pub struct SendMessageRequest<'a> {
+    pub queue_url: Option<Cow<'a, str>>,
+    pub id: Option<Cow<'a, str>>,
+    pub message_body: Option<Cow<'a, str>>,
     pub delay_seconds: Option<i64>,
     pub message_attributes: Option<MessageAttributes>,
     pub message_system_attributes: Option<MessageAttributes>,
-    pub message_deduplication_id: Option<String>,
-    pub message_group_id: Option<String>,
+    pub message_deduplication_id: Option<Cow<'a, str>>,
+    pub message_group_id: Option<Cow<'a, str>>,
 }
 
-impl FromParams for SendMessageRequest {
+impl FromParams for SendMessageRequest<'static> {
     fn from_params(p: Params<'_>) -> Result<Self, SqsError> {
         Ok(SendMessageRequest {
-            queue_url: p.str("QueueUrl")?,
-            id: p.str("Id")?,
-            message_body: p.str("MessageBody")?,
+            queue_url: owned(p.str("QueueUrl")?),
+            id: owned(p.str("Id")?),
+            message_body: owned(p.str("MessageBody")?),
             delay_seconds: p.int("DelaySeconds")?,
             message_attributes: p.attributes("MessageAttributes")?,
             message_system_attributes: p.attributes("MessageSystemAttributes")?,
-            message_deduplication_id: p.str("MessageDeduplicationId")?,
-            message_group_id: p.str("MessageGroupId")?,
+            message_deduplication_id: owned(p.str("MessageDeduplicationId")?),
+            message_group_id: owned(p.str("MessageGroupId")?),
         })
     }
 }
 
 #[allow(missing_docs)]
 #[derive(Debug, Default, Clone)]
-pub struct SendMessageBatchRequest {
-    pub queue_url: Option<String>,
-    pub entries: Option<Vec<SendMessageRequest>>,
+pub struct SendMessageBatchRequest<'a> {
+    pub queue_url: Option<Cow<'a, str>>,
+    pub entries: Option<Vec<SendMessageRequest<'a>>>,
 }
 
-impl FromParams for SendMessageBatchRequest {
+impl FromParams for SendMessageBatchRequest<'static> {
     fn from_params(p: Params<'_>) -> Result<Self, SqsError> {
         Ok(SendMessageBatchRequest {
-            queue_url: p.str("QueueUrl")?,
+            queue_url: owned(p.str("QueueUrl")?),
             entries: p
                 .entries("Entries")?
                 .map(|es| {
@@ -255,19 +262,19 @@ impl FromParams for ReceiveMessageRequest {
 
 #[allow(missing_docs)]
 #[derive(Debug, Default, Clone)]
-pub struct ReceiptRequest {
-    pub queue_url: Option<String>,
-    pub id: Option<String>,
-    pub receipt_handle: Option<String>,
+pub struct ReceiptRequest<'a> {
+    pub queue_url: Option<Cow<'a, str>>,
+    pub id: Option<Cow<'a, str>>,
+    pub receipt_handle: Option<Cow<'a, str>>,
     pub visibility_timeout: Option<i64>,
 }
 
-impl FromParams for ReceiptRequest {
+impl FromParams for ReceiptRequest<'static> {
     fn from_params(p: Params<'_>) -> Result<Self, SqsError> {
         Ok(ReceiptRequest {
-            queue_url: p.str("QueueUrl")?,
-            id: p.str("Id")?,
-            receipt_handle: p.str("ReceiptHandle")?,
+            queue_url: owned(p.str("QueueUrl")?),
+            id: owned(p.str("Id")?),
+            receipt_handle: owned(p.str("ReceiptHandle")?),
             visibility_timeout: p.int("VisibilityTimeout")?,
         })
     }
@@ -275,15 +282,15 @@ impl FromParams for ReceiptRequest {
 
 #[allow(missing_docs)]
 #[derive(Debug, Default, Clone)]
-pub struct ReceiptBatchRequest {
-    pub queue_url: Option<String>,
-    pub entries: Option<Vec<ReceiptRequest>>,
+pub struct ReceiptBatchRequest<'a> {
+    pub queue_url: Option<Cow<'a, str>>,
+    pub entries: Option<Vec<ReceiptRequest<'a>>>,
 }
 
-impl FromParams for ReceiptBatchRequest {
+impl FromParams for ReceiptBatchRequest<'static> {
     fn from_params(p: Params<'_>) -> Result<Self, SqsError> {
         Ok(ReceiptBatchRequest {
-            queue_url: p.str("QueueUrl")?,
+            queue_url: owned(p.str("QueueUrl")?),
             entries: p
                 .entries("Entries")?
                 .map(|es| {

@@ -121,7 +121,7 @@ impl Engine {
         let dedup_id = match &req.message_deduplication_id {
             Some(d) => {
                 validate::validate_token(d, "MessageDeduplicationId")?;
-                d.clone()
+                d.to_string()
             }
             None if q.attrs.content_based_deduplication => digest::sha256_hex(body.as_bytes()),
             None => {
