@@ -25,6 +25,7 @@ use super::move_tasks::MoveTask;
 use super::queue::{Attempt, DedupEntry, Queue};
 use super::{Engine, EngineConfig};
 use crate::changes::Changes;
+use crate::maps::TryIntoMap;
 use crate::model::MessageAttributes;
 use codec::{Fields, Obj};
 use md5::{Digest, Md5};
@@ -300,9 +301,9 @@ impl Engine {
                     };
                     let tags = tag_map
                         .iter()
-                        .map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
-                        .collect::<Option<_>>()
-                        .ok_or_else(|| corrupt("invalid value for field `tags`"))?;
+                        .map(|(k, v)| Ok((k.clone(), v.as_str().ok_or(())?.to_string())))
+                        .try_into_map()
+                        .map_err(|()| corrupt("invalid value for field `tags`"))?;
                     let attrs = f
                         .opt("attrs")
                         .ok_or_else(|| corrupt("missing field `attrs`"))?;

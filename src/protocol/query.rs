@@ -2,6 +2,7 @@
 
 use super::shapes::{Action, In, InMember};
 use crate::error::{invalid_value, SqsError};
+use crate::maps::IntoMap;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
@@ -42,7 +43,7 @@ fn sub_params(entry: &BTreeMap<&str, &str>) -> Params {
         .iter()
         .filter(|(k, _)| !k.is_empty())
         .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
+        .into_map()
 }
 
 fn int(value: &str, name: &str) -> Result<Value, SqsError> {

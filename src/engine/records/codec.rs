@@ -11,6 +11,7 @@ use super::super::attributes::{QueueAttributes, RedriveAllowPolicy, RedrivePolic
 use super::super::message::{MessageExtra, MessageState};
 use super::super::move_tasks::MoveTask;
 use super::super::queue::Attempt;
+use crate::maps::TryIntoMap;
 use crate::model::{MessageAttributeValue, MessageAttributes};
 use base64::Engine as _;
 use serde_json::{Map, Value};
@@ -428,7 +429,7 @@ pub(super) fn read_message_attributes(v: &Value) -> Result<MessageAttributes, St
             };
             Ok((name.clone(), value))
         })
-        .collect()
+        .try_into_map()
 }
 
 pub(super) fn read_extra(v: &Value) -> Result<MessageExtra, String> {
