@@ -173,6 +173,14 @@ impl Runs {
     fn values(&self) -> impl Iterator<Item = &Message> {
         self.slots.iter().flatten()
     }
+
+    /// Every message, in sequence order.
+    fn in_order(&self) -> impl Iterator<Item = &Message> {
+        self.index
+            .iter()
+            .filter_map(|&(_, slot)| self.run(slot))
+            .flatten()
+    }
 }
 
 /// Where `seq` is in a run. Sequences in a run are usually consecutive (one queue taking every
@@ -280,6 +288,21 @@ impl Messages {
     pub(crate) fn keys(&self) -> impl Iterator<Item = &u64> {
         self.values().map(|m| &m.seq)
     }
+
+    /// Every message's sequence, in order: the two stores' runs merged (no sort, which would be
+    /// one more instantiation in the wasm).
+    pub(crate) fn seqs_in_order(&self) -> Vec<u64> {
+        let mut out = Vec::with_capacity(self.ordered.len + self.others.len);
+        let mut others = self.others.in_order().map(|m| m.seq).peekable();
+        for seq in self.ordered.in_order().map(|m| m.seq) {
+            while let Some(other) = others.next_if(|o| *o < seq) {
+                out.push(other);
+            }
+            out.push(seq);
+        }
+        out.extend(others);
+        out
+    }
 }
 
 #[cfg(test)]
@@ -352,6 +375,10 @@ mod tests {
                 "step {step}"
             );
             assert_eq!(store.keys().count(), model.len(), "step {step}");
+            if step % 100 == 0 {
+                let in_order: Vec<u64> = model.keys().copied().collect();
+                assert_eq!(store.seqs_in_order(), in_order, "step {step}");
+            }
             let oldest = model.iter().map(|(s, at)| (*at, *s)).min();
             assert_eq!(store.oldest(), oldest, "step {step}");
             let probe = next() % (seq + 10);
