@@ -284,11 +284,6 @@ impl Messages {
         self.ordered.values().chain(self.others.values())
     }
 
-    /// Every message's sequence, in no particular order.
-    pub(crate) fn keys(&self) -> impl Iterator<Item = &u64> {
-        self.values().map(|m| &m.seq)
-    }
-
     /// Every message's sequence, in order: the two stores' runs merged (no sort, which would be
     /// one more instantiation in the wasm).
     pub(crate) fn seqs_in_order(&self) -> Vec<u64> {
@@ -374,7 +369,7 @@ mod tests {
                 model.len(),
                 "step {step}"
             );
-            assert_eq!(store.keys().count(), model.len(), "step {step}");
+            assert_eq!(store.values().count(), model.len(), "step {step}");
             if step % 100 == 0 {
                 let in_order: Vec<u64> = model.keys().copied().collect();
                 assert_eq!(store.seqs_in_order(), in_order, "step {step}");
@@ -387,7 +382,7 @@ mod tests {
                 model.get(&probe).copied()
             );
         }
-        let mut seqs: Vec<u64> = store.keys().copied().collect();
+        let mut seqs: Vec<u64> = store.values().map(|m| m.seq).collect();
         seqs.sort_unstable();
         assert_eq!(seqs, model.keys().copied().collect::<Vec<_>>());
         for s in seqs {
