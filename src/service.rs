@@ -136,6 +136,17 @@ impl Service {
             .dispatch_json_with(now, ctx, action, params_json, read)
     }
 
+    /// An internal operation (not an SQS action; see `engine/import.rs`) in the call's region.
+    pub fn internal(
+        &mut self,
+        now: u64,
+        ctx: &CallContext,
+        op: &str,
+        params_json: &str,
+    ) -> Result<String, SqsError> {
+        self.engine_of(ctx).internal(now, op, params_json)
+    }
+
     /// SendMessage in the call's region.
     pub fn send_message(
         &mut self,

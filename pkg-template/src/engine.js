@@ -20,6 +20,7 @@ export const DISPATCH = Symbol("wasq.dispatch");
 export const WAIT = Symbol("wasq.wait");
 export const FLUSH = Symbol("wasq.flush");
 export const NOW = Symbol("wasq.now");
+export const INTERNAL = Symbol("wasq.internal");
 
 /** Every SQS action; each also gets a camelCase method (`sendMessage(params)`). */
 export const ACTIONS = [
@@ -286,6 +287,12 @@ export class Engine {
   [DISPATCH](action, params, context) {
     const json = JSON.stringify(params ?? {});
     return this.#run((core, now) => JSON.parse(core.dispatch(now, action, json, context)));
+  }
+
+  /** An internal operation of the core (moving messages between engines; not an SQS action). */
+  [INTERNAL](op, params, context) {
+    const json = JSON.stringify(params ?? {});
+    return this.#run((core, now) => JSON.parse(core.internal(now, op, json, context)));
   }
 
   [HTTP](request, options) {

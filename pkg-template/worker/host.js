@@ -8,7 +8,7 @@
 // awaits between a state change and its write.
 
 import { Engine, DurableObjectStorage } from "../entry/workerd.js";
-import { DISPATCH, WAIT, FLUSH, NOW, PARSED } from "../src/engine.js";
+import { DISPATCH, WAIT, FLUSH, NOW, PARSED, INTERNAL } from "../src/engine.js";
 
 const SEED_KEY = "wasq-edge:seed";
 const decoder = new TextDecoder();
@@ -91,16 +91,20 @@ export class EngineHost {
         }
       }
       await engine[FLUSH]();
+      await this.afterRequest(parsed.action);
       return res;
     } finally {
       await this.syncAlarm();
     }
   }
 
+  /** Work of a subclass's own after a request was answered by the engine (dead-letter transfers). */
+  async afterRequest(action) {}
+
   /** JSON actions with a caller context; each result is `{ ok }` or `{ error: { name, code, message } }`. */
   async call(calls, context) {
     try {
-      return calls.map(({ action, params }) => {
+      const out = calls.map(({ action, params }) => {
         try {
           return { ok: this.engine[DISPATCH](action, params, context) };
         } catch (err) {
@@ -108,6 +112,8 @@ export class EngineHost {
           return { error: { name: err.name, code: err.code, message: err.message } };
         }
       });
+      if (calls.some((c) => c.action === "ReceiveMessage")) await this.afterRequest("ReceiveMessage");
+      return out;
     } finally {
       await this.syncAlarm();
     }
@@ -142,6 +148,15 @@ export class EngineHost {
       await this.syncAlarm();
     }
     return Date.now() < deadline;
+  }
+
+  /**
+   * One internal operation of the engine (ExportMessages, ImportMessages, RemoveMessages: moving
+   * messages between objects with their identity; not SQS actions, no client can name them).
+   * Throws the engine's error.
+   */
+  internalOp(op, params, context) {
+    return this.engine[INTERNAL](op, params, context);
   }
 
   /** Keep the object's one alarm on the engine's next deadline. */

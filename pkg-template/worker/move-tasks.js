@@ -1,10 +1,11 @@
 // Message-move tasks (DLQ redrive, spec §11.3–11.4) across partition objects, driven by the
 // directory. The directory's engine holds the queues but no messages, so a task it ran itself
 // would find nothing to move; instead the directory keeps the task here (in its own storage) and
-// moves messages the way SQS describes its own redrive: receive from each location of the
-// dead-letter queue (its partitions and the shadow copies in its sources' partitions), send to
-// the destination's partition for the message's group (as a client's send is placed), then delete
-// from the source location.
+// moves messages between the objects with the engine's internal transfer operations: export the
+// oldest visible messages of a DLQ partition (FIFO: the head of each group that has nothing in
+// flight; nothing is received, so a DLQ that is itself in a chain does not dead-letter onward),
+// import each as a new message (new id, receive count 0, no DeadLetterQueueSourceArn, as SQS
+// redrives) into the destination partition that owns its group, then remove the originals.
 //
 // Exactness: the request is first run through the directory's engine, which validates it exactly
 // (missing or malformed parameters, unknown source or destination, a source that is no DLQ, the
@@ -15,11 +16,12 @@
 //
 // Durability: a task and its counters live in the directory's storage, written after every
 // batch; the directory's alarm wakes it each second while it runs, so a task survives restarts.
-// A restart between a send and its delete can move a message twice (at least once, like any
-// SQS consumer); FIFO sends carry the message's deduplication id, so a repeat within the 5-minute
-// window is dropped by the destination.
+// A moved message's new id is derived from the task and its old id, and imports are idempotent by
+// id, so a restart between an import and the removal does not move a message twice: the next
+// step exports it again and its import is skipped (unless the copy was already received and
+// deleted from a standard destination in between; a FIFO destination remembers it 5 minutes).
 
-import { partitionOf } from "./partition.js";
+import { groupHash } from "./partition.js";
 import * as wire from "./wire.js";
 
 const TASK = "wasq-edge:task:";
@@ -27,8 +29,6 @@ const NEXT = "wasq-edge:task-next";
 /** The rate when the caller names none ("system-chosen" on AWS; the engine's own default). */
 const DEFAULT_RATE = 500;
 const STEP_MS = 1000;
-/** How long the task holds a message between its receive and its delete. */
-const HOLD_SECONDS = 30;
 const NON_EXISTENT = "AWS.SimpleQueueService.NonExistentQueue";
 export const MOVE_ACTIONS = new Set(["StartMessageMoveTask", "ListMessageMoveTasks", "CancelMessageMoveTask"]);
 
@@ -253,7 +253,7 @@ export class MoveTasks {
         task.context,
       );
       const a = attrs.ok?.Attributes ?? {};
-      if (a.QueueArn === arn) out = { url, record, fifo: a.FifoQueue === "true" };
+      if (a.QueueArn === arn) out = { name, url, record, fifo: a.FifoQueue === "true" };
     }
     cache.set(arn, out);
     return out;
@@ -288,14 +288,15 @@ export class MoveTasks {
     }
     let budget = Math.min(task.rate ?? DEFAULT_RATE, task.toMove - task.moved);
     const destinations = new Map();
-    const locations = record.locations;
+    // The DLQ's own partitions; its shadows in its sources' partitions only pass messages on to them.
+    const locations = record.locations.slice(0, record.partitions);
     const start = this.#spreadAt++ % locations.length;
     for (let i = 0; i < locations.length && budget > 0 && task.status === "RUNNING"; i++) {
       const loc = locations[(start + i) % locations.length];
       // A location is drained before the next is asked: each receive takes what is still allowed.
       for (;;) {
         if (budget <= 0 || task.status !== "RUNNING") break;
-        const n = await this.#moveBatch(task, loc, sourceUrl, Math.min(10, budget), destinations);
+        const n = await this.#moveBatch(task, loc, Math.min(10, budget), destinations);
         budget -= n.moved;
         task.moved += n.moved;
         this.#save(task);
@@ -304,112 +305,78 @@ export class MoveTasks {
           this.#save(task);
           return;
         }
-        if (n.received === 0) break;
+        // Nothing left here, or part of the batch could not move now: the next step retries.
+        if (n.received === 0 || n.moved < n.received) break;
       }
     }
     if (task.status === "CANCELLING") {
       this.#finish(task, "CANCELLED");
     } else if (task.status === "RUNNING") {
-      const left = (await this.#countAll(locations, sourceUrl, task.context)).reduce((a, b) => a + b, 0);
+      const left = (await this.#countAll(record.locations, sourceUrl, task.context)).reduce((a, b) => a + b, 0);
       if (task.moved >= task.toMove || left === 0) this.#finish(task, "COMPLETED");
     }
     this.#save(task);
   }
 
-  /** Receive up to `max` from one location, send them on, delete what was sent. */
-  async #moveBatch(task, loc, sourceUrl, max, destinations) {
+  /** Export up to `max` from one DLQ partition, import them where they go, remove what was imported. */
+  async #moveBatch(task, loc, max, destinations) {
     const context = task.context;
-    const { results } = await this.host.post(loc, "/call", {
-      context,
-      calls: [{
-        action: "ReceiveMessage",
-        params: {
-          QueueUrl: sourceUrl,
-          MaxNumberOfMessages: max,
-          VisibilityTimeout: HOLD_SECONDS,
-          WaitTimeSeconds: 0,
-          AttributeNames: ["All"],
-          MessageSystemAttributeNames: ["All"],
-          MessageAttributeNames: ["All"],
-        },
-      }],
-    });
-    const messages = results[0]?.ok?.Messages ?? [];
+    const { Messages: messages } = await this.host.post(loc, "/export", { context, name: task.sourceName, max });
     if (!messages.length) return { received: 0, moved: 0 };
-    const release = (list) =>
-      list.length &&
-      this.host.post(loc, "/call", {
-        context,
-        calls: [{
-          action: "ChangeMessageVisibilityBatch",
-          params: { QueueUrl: sourceUrl, Entries: list.map((m, i) => ({ Id: `r${i}`, ReceiptHandle: m.ReceiptHandle, VisibilityTimeout: 0 })) },
-        }],
-      });
 
-    // Where each message goes: the task's destination, or the queue it was dead-lettered from.
+    // Where each message goes: the task's destination, or the queue it was dead-lettered from,
+    // in the partition of its group (as a client's send is placed; no group: by its new id, so
+    // a retry lands where the first attempt did).
     const byTarget = new Map();
+    const now = Date.now();
     for (const m of messages) {
-      const arn = task.destinationArn ?? m.Attributes?.DeadLetterQueueSourceArn;
+      const arn = task.destinationArn ?? m.Extra?.dead_letter_source_arn;
       const dest = arn ? await this.#destination(task, arn, destinations) : null;
-      if (!dest) {
-        await release(messages);
-        return { received: messages.length, moved: 0, failure: NON_EXISTENT };
-      }
-      const group = m.Attributes?.MessageGroupId;
-      const p = partitionOf(group, dest.record.partitions, () => this.#spreadAt++);
-      const key = `${dest.url}\n${dest.record.locations[p]}`;
-      if (!byTarget.has(key)) byTarget.set(key, { dest, object: dest.record.locations[p], list: [] });
-      byTarget.get(key).list.push(m);
+      if (!dest) return { received: messages.length, moved: 0, failure: NON_EXISTENT };
+      const moved = redriven(m, await movedId(task, m.MessageId), dest.fifo, now);
+      const object = dest.record.locations[groupHash(moved.Extra?.group_id || moved.MessageId) % dest.record.partitions];
+      const key = `${dest.name}\n${object}`;
+      if (!byTarget.has(key)) byTarget.set(key, { dest, object, list: [] });
+      byTarget.get(key).list.push([m.MessageId, moved]);
     }
 
-    const sent = [];
+    const done = [];
     let failure = null;
-    const unsent = [];
     for (const { dest, object, list } of byTarget.values()) {
-      const entries = list.map((m, i) => sendEntry(m, i, dest.fifo));
-      const { results: out } = await this.host.post(object, "/call", {
-        context,
-        calls: [{ action: "SendMessageBatch", params: { QueueUrl: dest.url, Entries: entries } }],
-      });
-      const r = out[0];
-      if (r.error) {
-        failure ??= r.error.code;
-        unsent.push(...list);
-        continue;
+      try {
+        await this.host.post(object, "/import", { context, name: dest.name, messages: list.map(([, moved]) => moved) });
+        done.push(...list.map(([id]) => id));
+      } catch (err) {
+        // The destination went away: the task fails, the messages stay. Anything else (an
+        // object restarting) is retried by the next step.
+        if (/QueueDoesNotExist|NonExistentQueue|queue does not exist/i.test(`${err?.name} ${err?.message}`)) failure ??= NON_EXISTENT;
       }
-      const ok = new Set((r.ok.Successful ?? []).map((e) => e.Id));
-      list.forEach((m, i) => (ok.has(`m${i}`) ? sent : unsent).push(m));
-      for (const f of r.ok.Failed ?? []) failure ??= f.Code;
     }
-    if (sent.length) {
-      await this.host.post(loc, "/call", {
-        context,
-        calls: [{
-          action: "DeleteMessageBatch",
-          params: { QueueUrl: sourceUrl, Entries: sent.map((m, i) => ({ Id: `d${i}`, ReceiptHandle: m.ReceiptHandle })) },
-        }],
-      });
-    }
-    await release(unsent);
-    return { received: messages.length, moved: sent.length, failure };
+    if (done.length) await this.host.post(loc, "/remove", { context, name: task.sourceName, ids: done });
+    return { received: messages.length, moved: done.length, failure };
   }
 }
 
-/** A moved message as a new message (spec §11.3: new id, enqueue time and receive count). */
-function sendEntry(m, i, fifo) {
-  const e = { Id: `m${i}`, MessageBody: m.Body };
-  const attrs = {};
-  for (const [name, v] of Object.entries(m.MessageAttributes ?? {})) {
-    attrs[name] = v.BinaryValue !== undefined
-      ? { DataType: v.DataType, BinaryValue: v.BinaryValue }
-      : { DataType: v.DataType, StringValue: v.StringValue };
-  }
-  if (Object.keys(attrs).length) e.MessageAttributes = attrs;
-  const sys = m.Attributes ?? {};
-  if (sys.AWSTraceHeader !== undefined) {
-    e.MessageSystemAttributes = { AWSTraceHeader: { DataType: "String", StringValue: sys.AWSTraceHeader } };
-  }
-  if (sys.MessageGroupId !== undefined) e.MessageGroupId = sys.MessageGroupId;
-  if (fifo) e.MessageDeduplicationId = sys.MessageDeduplicationId ?? m.MessageId;
-  return e;
+/**
+ * A moved message as SQS redrives it (spec §11.3): a new id, enqueue time and receive count, no
+ * DeadLetterQueueSourceArn; body, attributes, group, deduplication id, trace header and sender
+ * kept (a FIFO destination needs a deduplication id: the new id, as the engine's own tasks do).
+ */
+function redriven(m, id, fifo, now) {
+  const { dead_letter_source_arn: _, ...extra } = m.Extra ?? {};
+  if (fifo && extra.deduplication_id === undefined) extra.deduplication_id = id;
+  const out = { MessageId: id, Body: m.Body, SentTimestamp: now, ReceiveCount: 0, FirstReceiveTimestamp: 0 };
+  if (m.MessageAttributes) out.MessageAttributes = m.MessageAttributes;
+  if (Object.keys(extra).length) out.Extra = extra;
+  return out;
+}
+
+/** The moved copy's MessageId: a UUID from the task and the old id, the same on every retry. */
+async function movedId(task, id) {
+  const text = new TextEncoder().encode(`${task.sourceArn}\n${task.id}\n${id}`);
+  const b = new Uint8Array(await crypto.subtle.digest("SHA-256", text)).slice(0, 16);
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const hex = [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

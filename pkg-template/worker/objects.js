@@ -1,10 +1,13 @@
 // The two Durable Object classes.
 //
 // WasqQueue: one partition of one queue (`<region>/<name>/<p>`), holding that queue's engine. It
-// may also hold "shadow" copies of the queue's dead-letter queue, so that a receive that
-// exhausts maxReceiveCount moves the message inside one engine, atomically, with everything SQS
-// preserves (message id, receive count, DeadLetterQueueSourceArn); the DLQ's receives then
-// gather from those shadows as well as from its own partitions.
+// also holds "shadow" copies of the queue's dead-letter chain, so that a receive that exhausts
+// maxReceiveCount moves the message inside one engine, atomically, with everything SQS preserves
+// (message id, receive count, DeadLetterQueueSourceArn). A shadow is an outbox: right after the
+// receive (and by alarm until it succeeds) the object transfers each dead-lettered message to the
+// DLQ partition that owns its group (the engine's ImportMessages, idempotent by MessageId) and
+// only then removes it from the shadow. DLQ receives never read shadows, so a group lives in one
+// partition of the DLQ whatever queue it came from.
 //
 // WasqDirectory: one per deployment. Its engine holds every queue with its attributes, tags and
 // policies but no messages, so CreateQueue, GetQueueUrl, ListQueues, attributes, tags and
@@ -12,11 +15,17 @@
 // pushes the queue's settable attributes to the partitions (and shadows) before answering.
 
 import { EngineHost, encodeHttp, decodeHttp } from "./host.js";
-import { partitionsFor, objectName, SETTABLE } from "./partition.js";
+import { partitionsFor, objectName, groupHash, SETTABLE } from "./partition.js";
 import { MoveTasks, MOVE_ACTIONS } from "./move-tasks.js";
 import * as wire from "./wire.js";
 
 const RECORD = "wasq-edge:q:";
+/** Per partition: the dead-letter queues it holds shadows of, `{ [name]: { region, partitions, context } }`. */
+const TARGETS = "wasq-edge:dlq-targets";
+/** A transfer that could not finish is retried by alarm this much later. */
+const RETRY_MS = 2000;
+/** Messages per export / import call (the engine's limit). */
+const TRANSFER_BATCH = 100;
 const decoder = new TextDecoder();
 
 function fail(err) {
@@ -27,11 +36,132 @@ function fail(err) {
 }
 
 export class WasqQueue extends EngineHost {
+  /** Shadows may hold messages to transfer: at first use (a restart may have cut one short), after a receive. */
+  #outbox = true;
+  #retryAt = undefined;
+  #transfer = Promise.resolve();
+
   async internal(path, input, request) {
     if (path === "/ensure") return this.ensure(input);
     if (path === "/drop") return this.drop(input);
     if (path === "/ensure-chain") return this.ensureChain(input);
-    return super.internal(path, input, request);
+    if (path === "/import") return this.importMessages(input);
+    if (path === "/export") return this.#internalOn(input, "ExportMessages", { MaxNumberOfMessages: input.max });
+    if (path === "/remove") return this.#internalOn(input, "RemoveMessages", { MessageIds: input.ids });
+    const out = await super.internal(path, input, request);
+    if (this.#outbox) await this.afterRequest();
+    return out;
+  }
+
+  extraDeadline() {
+    return this.#retryAt;
+  }
+
+  async afterRequest(action) {
+    if (action === "ReceiveMessage") this.#outbox = true;
+    if (!this.#outbox) return;
+    try {
+      await this.transferDeadLetters();
+    } catch (err) {
+      // The request itself succeeded (a receive's messages are already in flight): its answer
+      // must not be lost to a transfer problem, which the alarm retries.
+      console.warn(`wasq edge: dead-letter transfer: ${err?.message ?? err}`);
+    }
+  }
+
+  async alarm() {
+    this.#outbox = true;
+    this.#retryAt = undefined;
+    await super.alarm();
+    await this.transferDeadLetters();
+  }
+
+  /** Transfers run one at a time per object, in order: a group's messages arrive in the order they left. */
+  transferDeadLetters() {
+    const run = () => this.#transferAll();
+    this.#transfer = this.#transfer.then(run, run);
+    return this.#transfer;
+  }
+
+  async #transferAll() {
+    if (!this.#outbox) return;
+    this.#outbox = false;
+    const targets = this.ctx.storage.kv.get(TARGETS) ?? {};
+    let failed = false;
+    for (const [name, target] of Object.entries(targets)) {
+      try {
+        await this.#transferQueue(name, target);
+      } catch (err) {
+        failed = true;
+        console.warn(`wasq edge: dead-letter transfer to ${name} failed, retrying: ${err?.message ?? err}`);
+      }
+    }
+    if (failed) {
+      this.#outbox = true;
+      this.#retryAt = Date.now() + RETRY_MS;
+    }
+    await this.syncAlarm();
+  }
+
+  /**
+   * Move what the shadow of `name` holds to the partitions of `name` that own each message's
+   * group (a standard message without a group: by its MessageId, so a retry goes to the same
+   * partition and is recognised there). Removed here only once the partition acknowledged it.
+   */
+  async #transferQueue(name, { region, partitions, context }) {
+    const [found] = await this.call([{ action: "GetQueueUrl", params: { QueueName: name } }], context);
+    if (!found.ok) return; // the DLQ was deleted, and its shadow with it
+    const QueueUrl = found.ok.QueueUrl;
+    for (;;) {
+      const { Messages } = this.internalOp("ExportMessages", { QueueUrl, MaxNumberOfMessages: TRANSFER_BATCH }, context);
+      if (!Messages.length) return;
+      // Before the first import: an alarm that retries if this object stops mid-transfer.
+      if (this.#retryAt === undefined) {
+        this.#retryAt = Date.now() + RETRY_MS;
+        await this.syncAlarm();
+      }
+      const byPartition = new Map();
+      for (const m of Messages) {
+        const p = groupHash(m.Extra?.group_id || m.MessageId) % partitions;
+        if (!byPartition.has(p)) byPartition.set(p, []);
+        byPartition.get(p).push(m);
+      }
+      const results = await Promise.allSettled(
+        [...byPartition].map(([p, messages]) => this.#post(objectName(region, name, p), "/import", { context, name, messages })),
+      );
+      const done = [...byPartition.values()].filter((_, i) => results[i].status === "fulfilled").flat();
+      if (done.length) {
+        const { Removed } = this.internalOp("RemoveMessages", { QueueUrl, MessageIds: done.map((m) => m.MessageId) }, context);
+        // Never export the same messages again in this loop.
+        if (Removed < done.length) throw new Error(`removed ${Removed} of ${done.length} transferred messages`);
+      }
+      const failure = results.find((r) => r.status === "rejected");
+      if (failure) throw failure.reason;
+      this.#retryAt = undefined;
+    }
+  }
+
+  /** The DLQ side of a transfer: add the messages, keeping their identity; a repeat is skipped. */
+  importMessages({ context, name, messages }) {
+    return this.#internalOn({ context, name }, "ImportMessages", { Messages: messages });
+  }
+
+  /** An internal operation on the queue `name` here (its engine's error thrown as is). */
+  async #internalOn({ context, name }, op, params) {
+    const [found] = await this.call([{ action: "GetQueueUrl", params: { QueueName: name } }], context);
+    if (found.error) throw fail(found.error);
+    try {
+      return this.internalOp(op, { QueueUrl: found.ok.QueueUrl, ...params }, context);
+    } finally {
+      await this.syncAlarm();
+    }
+  }
+
+  async #post(objName, path, input) {
+    const ns = this.env.WASQ_QUEUE;
+    const res = await ns.get(ns.idFromName(objName)).fetch(`http://wasq${path}`, { method: "POST", body: JSON.stringify(input) });
+    if (!res.ok) throw new Error(`${objName}${path}: ${res.status} ${await res.text()}`);
+    return res.json();
   }
 
   /** Create the queue here with these attributes, or bring an existing one up to them. */
@@ -50,7 +180,15 @@ export class WasqQueue extends EngineHost {
    * (without policies), then each gets its RedrivePolicy, whose target the engine requires to
    * exist already; "" removes one. Cycles (A → B → A) need both passes.
    */
-  async ensureChain({ context, queues }) {
+  async ensureChain({ context, queues, targets }) {
+    // Where this partition's dead-lettered messages go: the partitions of each queue of its chain.
+    // Merged, not replaced: a shadow no longer in the chain (policy removed or re-pointed) may
+    // still hold messages on their way; a deleted DLQ's entry is skipped (its shadow is gone).
+    if (targets) {
+      const known = this.ctx.storage.kv.get(TARGETS) ?? {};
+      for (const t of targets) known[t.name] = { region: t.region, partitions: t.partitions, context };
+      this.ctx.storage.kv.put(TARGETS, known);
+    }
     for (const { name, attributes } of queues) {
       const { RedrivePolicy, ...rest } = attributes;
       await this.ensure({ context, name, attributes: rest });
@@ -203,7 +341,8 @@ export class WasqDirectory extends EngineHost {
       // DLQ deleted after the fact).
       return { name: m.name, attributes: { ...m.attributes, RedrivePolicy: target !== null && names.has(target) ? m.attributes.RedrivePolicy : "" } };
     });
-    await Promise.all(own.map((o) => this.#post(o, "/ensure-chain", { context, queues })));
+    const targets = chain.slice(1).map((m) => ({ name: m.name, region, partitions: this.#record(region, m.name).partitions }));
+    await Promise.all(own.map((o) => this.#post(o, "/ensure-chain", { context, queues, targets })));
     for (const m of chain.slice(1)) {
       const dlqRecord = this.#record(region, m.name);
       const added = own.filter((o) => !dlqRecord.locations.includes(o));

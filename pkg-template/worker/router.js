@@ -271,7 +271,9 @@ function validCount(value, lo, hi) {
 
 async function receive(ctx) {
   const { p, record, env, context } = ctx;
-  const locations = record.locations;
+  // The queue's own partitions only: the shadows a DLQ has in its sources' partitions are
+  // outboxes whose messages move to these partitions (objects.js), never received from there.
+  const locations = record.locations.slice(0, record.partitions);
   const maxValue = p.params.MaxNumberOfMessages;
   const waitValue = p.params.WaitTimeSeconds;
   if (locations.length === 1 || !validCount(maxValue, 1, 10) || !validCount(waitValue, 0, 20)) {
@@ -320,6 +322,8 @@ async function receive(ctx) {
   let immediate = true;
   while (Date.now() < deadline) {
     const ready = await firstReady(env, locations, { queueUrl, context, deadline, immediate }, ctx.signal);
+    // A caller that went away gets no further sweep (which could take messages nobody reads).
+    ctx.signal?.throwIfAborted();
     if (ready < 0) break;
     result = await sweep(ready);
     if (result.got.length) return wire.receiveResponse(p.json, result.template ?? result.error, result.got);

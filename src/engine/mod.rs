@@ -9,6 +9,7 @@
 mod api;
 mod attributes;
 mod ids;
+mod import;
 mod journal;
 mod json_in;
 mod json_out;

@@ -31,7 +31,8 @@ use codec::{Fields, Obj};
 use md5::{Digest, Md5};
 use serde_json::Value;
 
-mod codec;
+// Also read by `import.rs`: a transferred message travels in the record encoding.
+pub(super) mod codec;
 
 /// The record format this build writes. It reads this version and every older one.
 pub const FORMAT_VERSION: u32 = 1;

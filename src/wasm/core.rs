@@ -77,6 +77,23 @@ impl WasqCore {
             .map_err(|e| sqs_error(&e))
     }
 
+    /// An internal operation that moves messages between engines with their identity
+    /// (`ExportMessages`, `ImportMessages`, `RemoveMessages`; see `engine/import.rs`). Not an SQS
+    /// action: no protocol entry reaches it. JSON text in and out; throws like `dispatch`.
+    pub fn internal(
+        &mut self,
+        now: f64,
+        op: &str,
+        params_json: &str,
+        context: JsValue,
+    ) -> Result<String, JsValue> {
+        let now = convert::now(now)?;
+        let ctx = convert::context(&context)?;
+        self.service
+            .internal(now, &ctx, op, params_json)
+            .map_err(|e| sqs_error(&e))
+    }
+
     /// Answer one HTTP request (AWS JSON 1.0 or Query) through the protocol layer:
     /// `{method, path, query, headers: [name, value][], body}` → `{status, headers, body}`.
     /// SQS errors become error responses, not exceptions; only malformed JS values throw.

@@ -24,6 +24,8 @@ export function startWorker({ partitions = 1, persist, bindings = {}, host, port
       { type: "CompiledWasm", include: ["**/*.wasm"] },
     ],
     compatibilityDate: "2026-04-01",
+    // A caller aborting its call to an object aborts the object's request.signal (long polls).
+    compatibilityFlags: ["enable_request_signal"],
     durableObjects: {
       WASQ_QUEUE: { className: "WasqQueue", useSQLite: true },
       WASQ_DIRECTORY: { className: "WasqDirectory", useSQLite: true },

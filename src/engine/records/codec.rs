@@ -190,7 +190,7 @@ pub(super) fn attributes_json(attrs: &QueueAttributes) -> Vec<u8> {
         .finish()
 }
 
-pub(super) fn message_attributes_json(attrs: &MessageAttributes) -> Vec<u8> {
+pub(in crate::engine) fn message_attributes_json(attrs: &MessageAttributes) -> Vec<u8> {
     map(attrs.iter().map(|(name, a)| {
         let mut o = Obj::new();
         o.str("DataType", &a.data_type);
@@ -216,7 +216,7 @@ pub(super) fn message_attributes_json(attrs: &MessageAttributes) -> Vec<u8> {
     }))
 }
 
-pub(super) fn extra_json(e: &MessageExtra) -> Vec<u8> {
+pub(in crate::engine) fn extra_json(e: &MessageExtra) -> Vec<u8> {
     let mut o = Obj::new();
     let fields = [
         ("trace_header", &e.trace_header),
@@ -405,7 +405,7 @@ pub(super) fn read_attributes(v: &Value) -> Result<QueueAttributes, String> {
     })
 }
 
-pub(super) fn read_message_attributes(v: &Value) -> Result<MessageAttributes, String> {
+pub(in crate::engine) fn read_message_attributes(v: &Value) -> Result<MessageAttributes, String> {
     let Value::Object(entries) = v else {
         return Err("attributes: expected a JSON object".into());
     };
@@ -432,7 +432,7 @@ pub(super) fn read_message_attributes(v: &Value) -> Result<MessageAttributes, St
         .try_into_map()
 }
 
-pub(super) fn read_extra(v: &Value) -> Result<MessageExtra, String> {
+pub(in crate::engine) fn read_extra(v: &Value) -> Result<MessageExtra, String> {
     let f = Fields::of(v)?;
     Ok(MessageExtra {
         trace_header: f.opt_string("trace_header")?.map(Into::into),

@@ -1,0 +1,370 @@
+//! Internal transfers: a message leaves one engine and enters another with its identity, as a
+//! dead-letter move keeps it inside one engine (MessageId, body, attributes, SentTimestamp,
+//! receive count, first-receive time, group, deduplication id, DeadLetterQueueSourceArn, trace
+//! header, sender). A host that spreads one queue over several engines (the edge's partition
+//! objects) needs this to put a dead-lettered message where its group lives.
+//!
+//! Not an SQS action: `Engine::dispatch` and the protocol layer never reach it (only
+//! `Engine::internal`, which a host calls directly). Three operations; the two that change
+//! something leave durable records like any other call:
+//! - `ExportMessages {QueueUrl, MaxNumberOfMessages?}`: visible messages with their identity —
+//!   standard: the oldest, in send order; FIFO: the visible head of each group that has nothing in
+//!   flight, in order within the group (what receives could take). Changes nothing.
+//! - `ImportMessages {QueueUrl, Messages}`: adds them, visible, in the given order. Idempotent
+//!   by MessageId, so a transfer retried after a crash does not duplicate: a message the queue
+//!   still holds is skipped, and on a FIFO queue its deduplication entry (kept 5 minutes, as for
+//!   sends) also skips one already received and deleted there.
+//! - `RemoveMessages {QueueUrl, MessageIds}`: drops the named messages (the source's part once
+//!   the destination has acknowledged the import).
+
+use super::ids::{format_uuid, parse_uuid};
+use super::journal::RecordKey;
+use super::message::{Message, MessageExtra, MessageState};
+use super::queue::{DedupEntry, Removal};
+use super::records::codec;
+use super::Engine;
+use crate::error::SqsError;
+use crate::model::MessageAttributes;
+use md5::{Digest, Md5};
+use serde_json::{Map, Value};
+
+/// How many messages one call moves at most (keeps one commit and one object call small).
+const MAX_PER_CALL: usize = 100;
+/// As for sends: a FIFO import is remembered this long by its deduplication id.
+const DEDUP_WINDOW_MS: u64 = 5 * 60 * 1000;
+/// How far a timestamp may lie ahead of this engine's clock: the exporting engine's clock may run
+/// a little ahead (another machine). Bounded so that no deadline computed from it overflows.
+const MAX_SKEW_MS: u64 = 10 * 60 * 1000;
+
+/// A message as it travels between engines: `{MessageId, Body, MessageAttributes?, Extra?,
+/// SentTimestamp, ReceiveCount, FirstReceiveTimestamp}`, attributes and extra in the record
+/// encoding. Read by hand from a `Value` (as `params.rs` does), not by a derived `Deserialize`,
+/// which would add a visitor per type to the wasm.
+struct Transferred {
+    id: u128,
+    message_id: String,
+    body: String,
+    attributes: Option<MessageAttributes>,
+    extra: MessageExtra,
+    sent_at: u64,
+    receive_count: u32,
+    first_receive_at: u64,
+}
+
+fn invalid(what: impl Into<String>) -> SqsError {
+    SqsError::InvalidParameterValue(what.into())
+}
+
+const FIELDS: [&str; 7] = [
+    "MessageId",
+    "Body",
+    "MessageAttributes",
+    "Extra",
+    "SentTimestamp",
+    "ReceiveCount",
+    "FirstReceiveTimestamp",
+];
+
+impl Transferred {
+    fn read(v: &Value) -> Result<Self, SqsError> {
+        let m = v
+            .as_object()
+            .ok_or_else(|| invalid("Each message must be an object."))?;
+        if let Some(k) = m.keys().find(|k| !FIELDS.contains(&k.as_str())) {
+            return Err(invalid(format!("Unknown message field {k}.")));
+        }
+        let text = |k: &str| {
+            m.get(k)
+                .and_then(Value::as_str)
+                .ok_or_else(|| invalid(format!("{k} must be a string.")))
+        };
+        let number = |k: &str| {
+            m.get(k)
+                .and_then(Value::as_u64)
+                .ok_or_else(|| invalid(format!("{k} must be a non-negative integer.")))
+        };
+        let message_id = text("MessageId")?.to_string();
+        let id = parse_uuid(&message_id)
+            .ok_or_else(|| invalid(format!("MessageId {message_id} is not a UUID.")))?;
+        let attributes = match m.get("MessageAttributes") {
+            None | Some(Value::Null) => None,
+            Some(a) => Some(codec::read_message_attributes(a).map_err(invalid)?),
+        };
+        let extra = match m.get("Extra") {
+            None | Some(Value::Null) => MessageExtra::default(),
+            Some(e) => codec::read_extra(e).map_err(invalid)?,
+        };
+        Ok(Transferred {
+            id,
+            message_id,
+            body: text("Body")?.to_string(),
+            attributes,
+            extra,
+            sent_at: number("SentTimestamp")?,
+            receive_count: u32::try_from(number("ReceiveCount")?)
+                .map_err(|_| invalid("ReceiveCount is too large."))?,
+            first_receive_at: number("FirstReceiveTimestamp")?,
+        })
+    }
+}
+
+/// The JSON value of record-encoded bytes (always valid JSON; `Null` is never reached).
+fn encoded(bytes: &[u8]) -> Value {
+    std::str::from_utf8(bytes)
+        .ok()
+        .and_then(|t| serde_json::from_str(t).ok())
+        .unwrap_or_default()
+}
+
+fn export_one(m: &Message, id: u128) -> Value {
+    let mut o = Map::new();
+    o.insert("MessageId".into(), format_uuid(id).into());
+    o.insert("Body".into(), m.body.to_string().into());
+    if let Some(a) = &m.attributes {
+        o.insert(
+            "MessageAttributes".into(),
+            encoded(&codec::message_attributes_json(a)),
+        );
+    }
+    if let Some(e) = m.stored_extra() {
+        o.insert("Extra".into(), encoded(&codec::extra_json(e)));
+    }
+    o.insert("SentTimestamp".into(), m.sent_at.into());
+    o.insert("ReceiveCount".into(), m.receive_count.into());
+    o.insert("FirstReceiveTimestamp".into(), m.first_receive_at.into());
+    Value::Object(o)
+}
+
+/// The parameters as an object, with only the members named.
+fn object<'a>(params: &'a Value, members: &[&str]) -> Result<&'a Map<String, Value>, SqsError> {
+    let p = params
+        .as_object()
+        .ok_or_else(|| invalid("The parameters must be an object."))?;
+    if let Some(k) = p.keys().find(|k| !members.contains(&k.as_str())) {
+        return Err(invalid(format!("Unknown parameter {k}.")));
+    }
+    Ok(p)
+}
+
+fn queue_url(p: &Map<String, Value>) -> Result<Option<String>, SqsError> {
+    match p.get("QueueUrl") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(invalid("QueueUrl must be a string.")),
+    }
+}
+
+/// A list of 1 … MAX_PER_CALL entries.
+fn bounded<'a>(p: &'a Map<String, Value>, name: &str) -> Result<&'a [Value], SqsError> {
+    let list = match p.get(name) {
+        None | Some(Value::Null) => return Err(SqsError::MissingParameter(name.into())),
+        Some(v) => v
+            .as_array()
+            .ok_or_else(|| invalid(format!("{name} must be a list.")))?,
+    };
+    if list.is_empty() || list.len() > MAX_PER_CALL {
+        return Err(invalid(format!(
+            "{name} must hold 1 to {MAX_PER_CALL} entries."
+        )));
+    }
+    Ok(list)
+}
+
+impl Engine {
+    /// Run one internal operation (see the module comment) with JSON parameters; JSON text out.
+    pub fn internal(&mut self, now: u64, op: &str, params: &str) -> Result<String, SqsError> {
+        let params = super::read_json_params(params)?;
+        let now = self.advance(now);
+        let out = match op {
+            "ExportMessages" => self.export_messages(&params)?,
+            "ImportMessages" => self.import_messages(now, &params)?,
+            "RemoveMessages" => self.remove_messages(now, &params)?,
+            _ => {
+                return Err(SqsError::UnknownOperation(format!(
+                    "The internal operation {op} does not exist."
+                )))
+            }
+        };
+        Ok(out.to_string())
+    }
+
+    fn export_messages(&self, params: &Value) -> Result<Value, SqsError> {
+        let p = object(params, &["QueueUrl", "MaxNumberOfMessages"])?;
+        let uid = self.required_url(&queue_url(p)?)?;
+        let max = match p.get("MaxNumberOfMessages") {
+            None | Some(Value::Null) => 10,
+            Some(v) => v.as_u64().unwrap_or(0),
+        };
+        if max == 0 || max > MAX_PER_CALL as u64 {
+            return Err(invalid(format!(
+                "MaxNumberOfMessages must be 1 to {MAX_PER_CALL}."
+            )));
+        }
+        let q = self.queue(uid)?;
+        let max = max as usize;
+        // FIFO: the visible head run of each group, as a receive would take them, so a group
+        // with a message in flight gives nothing and order within a group is kept.
+        let seqs: Vec<u64> = if q.fifo() {
+            let mut out = Vec::new();
+            for g in q.fifo_groups.keys() {
+                if out.len() >= max {
+                    break;
+                }
+                out.extend(q.group_head_run(*g, max - out.len()));
+            }
+            out
+        } else {
+            q.seqs_in_order()
+                .into_iter()
+                .filter(|seq| {
+                    q.messages
+                        .get(seq)
+                        .is_some_and(|m| m.state == MessageState::Visible)
+                })
+                .take(max)
+                .collect()
+        };
+        // Plain vectors and linear searches here, not sets: each new B-tree or hash-set type
+        // costs kilobytes of wasm, and these lists are at most MAX_PER_CALL long.
+        let messages: Vec<Value> = seqs
+            .iter()
+            .filter_map(|seq| q.messages.get(seq))
+            .map(|m| export_one(m, m.id(&self.keys)))
+            .collect();
+        let mut out = Map::new();
+        out.insert("Messages".into(), Value::Array(messages));
+        Ok(Value::Object(out))
+    }
+
+    fn import_messages(&mut self, now: u64, params: &Value) -> Result<Value, SqsError> {
+        let p = object(params, &["QueueUrl", "Messages"])?;
+        let uid = self.required_url(&queue_url(p)?)?;
+        let fifo = self.queue(uid)?.fifo();
+        // Everything is checked before anything changes: a refused call changes nothing.
+        let latest = now.saturating_add(MAX_SKEW_MS);
+        let mut list = Vec::new();
+        for v in bounded(p, "Messages")? {
+            let m = Transferred::read(v)?;
+            if m.sent_at > latest || m.first_receive_at > latest {
+                return Err(invalid(format!(
+                    "Message {} has a timestamp after now.",
+                    m.message_id
+                )));
+            }
+            let e = &m.extra;
+            if fifo
+                && (e.group_id.as_deref().is_none_or(str::is_empty) || e.deduplication_id.is_none())
+            {
+                return Err(invalid(format!(
+                    "Message {} needs a group and a deduplication id in a FIFO queue.",
+                    m.message_id
+                )));
+            }
+            list.push(m);
+        }
+        let q = self.queue(uid)?;
+        let held: Vec<u128> = q.messages.values().map(|m| m.id(&self.keys)).collect();
+        let mut imported = 0u64;
+        let mut skipped = Vec::new();
+        for m in list {
+            let q = self.queue_mut(uid)?;
+            let dedup_key = match (&m.extra.group_id, &m.extra.deduplication_id) {
+                (Some(g), Some(d)) if fifo => Some(q.dedup_key(g, d)),
+                _ => None,
+            };
+            for n in q.forget_expired_dedup(now) {
+                self.journal.touch(RecordKey::Dedup(uid, n));
+            }
+            let q = self.queue_mut(uid)?;
+            let seen = dedup_key
+                .as_ref()
+                .and_then(|k| q.dedup.get(k))
+                .is_some_and(|e| e.message_id == m.id);
+            if held.contains(&m.id) || seen {
+                skipped.push(Value::String(m.message_id));
+                continue;
+            }
+            let seq = self.next_seq;
+            self.next_seq += 1;
+            self.journal.touch(RecordKey::Meta);
+            let q = self
+                .queues
+                .get_mut(&uid)
+                .ok_or(SqsError::QueueDoesNotExist)?;
+            if let Some(key) = dedup_key.filter(|k| q.dedup.get(k).is_none()) {
+                let n = q.next_dedup;
+                q.next_dedup += 1;
+                let entry = DedupEntry {
+                    expires_at: now.saturating_add(DEDUP_WINDOW_MS),
+                    message_id: m.id,
+                    seq,
+                    n,
+                };
+                q.remember_dedup(key, entry);
+                self.journal.touch(RecordKey::Dedup(uid, n));
+                self.journal.touch(RecordKey::Queue(uid));
+            }
+            let group = q.intern_group(m.extra.group_id.as_deref());
+            let extra = m.extra;
+            let mut msg = Message {
+                seq,
+                body_md5: Md5::digest(m.body.as_bytes()).into(),
+                body: m.body.into(),
+                attributes: m.attributes.map(Box::new),
+                extra: (extra != MessageExtra::default()).then(|| Box::new(extra)),
+                group,
+                sent_at: m.sent_at,
+                state: MessageState::Visible,
+                deadline: 0,
+                receive_count: m.receive_count,
+                serial: 0,
+                first_receive_at: m.first_receive_at,
+                received_at: 0,
+                visibility_changed: false,
+            };
+            msg.set_id(m.id, &self.keys);
+            q.insert(msg, &mut self.journal);
+            imported += 1;
+        }
+        self.sync_deadline(uid);
+        let mut out = Map::new();
+        out.insert("Imported".into(), imported.into());
+        out.insert("Skipped".into(), Value::Array(skipped));
+        Ok(Value::Object(out))
+    }
+
+    fn remove_messages(&mut self, now: u64, params: &Value) -> Result<Value, SqsError> {
+        let p = object(params, &["QueueUrl", "MessageIds"])?;
+        let uid = self.required_url(&queue_url(p)?)?;
+        let mut wanted = Vec::new();
+        for v in bounded(p, "MessageIds")? {
+            let id = v
+                .as_str()
+                .and_then(parse_uuid)
+                .ok_or_else(|| invalid(format!("MessageIds: {v} is not a UUID.")))?;
+            wanted.push(id);
+        }
+        let q = self
+            .queues
+            .get_mut(&uid)
+            .ok_or(SqsError::QueueDoesNotExist)?;
+        let seqs: Vec<u64> = q
+            .messages
+            .values()
+            .filter(|m| wanted.contains(&m.id(&q.keys)))
+            .map(|m| m.seq)
+            .collect();
+        let mut removed = 0u64;
+        for seq in seqs {
+            if q.remove(seq, now, Removal::DeadLettered, &mut self.journal)
+                .is_some()
+            {
+                removed += 1;
+            }
+        }
+        self.sync_deadline(uid);
+        let mut out = Map::new();
+        out.insert("Removed".into(), removed.into());
+        Ok(Value::Object(out))
+    }
+}

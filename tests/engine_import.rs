@@ -1,0 +1,349 @@
+//! The internal transfer operations (`Service::internal`: ExportMessages, ImportMessages,
+//! RemoveMessages): a dead-lettered message carried from one engine to another keeps its
+//! identity, imports are idempotent by MessageId, bad input is refused without changes, the
+//! result survives a restore, and no SQS entry point reaches the operations.
+mod common;
+
+use common::*;
+use serde_json::{json, Value};
+use wasq::protocol::{handle as http_handle, HttpRequest, ProtocolOptions};
+use wasq::SqsError;
+
+fn internal(h: &mut Sqs, op: &str, params: Value) -> Result<Value, SqsError> {
+    let r = h.svc.internal(h.now, &h.ctx, op, &params.to_string());
+    h.sync();
+    r.map(|text| serde_json::from_str(&text).expect("internal answers JSON"))
+}
+
+/// A FIFO source whose message `body` (group `g`) is dead-lettered into `dlq.fifo` after two
+/// receives; answers the source's and the DLQ's URLs.
+fn dead_letter_fifo(h: &mut Sqs, bodies: &[&str]) -> (String, String) {
+    let dlq = h.create_fifo("dlq.fifo", json!({}));
+    let src = h.create_fifo(
+        "src.fifo",
+        json!({"VisibilityTimeout": "1", "RedrivePolicy":
+            json!({"deadLetterTargetArn": Sqs::arn("dlq.fifo"), "maxReceiveCount": 1}).to_string()}),
+    );
+    for (i, body) in bodies.iter().enumerate() {
+        h.send_with(
+            &src,
+            body,
+            json!({"MessageGroupId": "g", "MessageDeduplicationId": format!("d{i}"),
+                "MessageAttributes": {"k": {"DataType": "String", "StringValue": "v"}}}),
+        );
+    }
+    for _ in bodies {
+        assert_eq!(h.receive(&src, 1).len(), 1);
+        h.advance_secs(2);
+    }
+    // The next receive finds every message exhausted and moves them.
+    assert!(h.receive(&src, 10).is_empty());
+    (src, dlq)
+}
+
+fn fifo_dlq_only(h: &mut Sqs) -> String {
+    h.create_fifo("dlq.fifo", json!({}))
+}
+
+#[test]
+fn a_message_moves_between_engines_with_its_identity() {
+    let mut a = Sqs::new();
+    let (_, dlq) = dead_letter_fifo(&mut a, &["one", "two"]);
+    let exported = internal(
+        &mut a,
+        "ExportMessages",
+        json!({"QueueUrl": dlq, "MaxNumberOfMessages": 10}),
+    )
+    .unwrap();
+    let list = exported["Messages"].as_array().unwrap().clone();
+    assert_eq!(list.len(), 2);
+    // What a receive in the source engine's DLQ would have shown, before anything moved.
+    let mut probe = a.restored();
+    let expected = probe.receive(&dlq, 10);
+    assert_eq!(bodies(&expected), ["one", "two"]);
+
+    let mut b = Sqs::with_config(wasq::EngineConfig {
+        seed: 7,
+        ..Default::default()
+    });
+    b.now = a.now + 5_000;
+    fifo_dlq_only(&mut b);
+    let r = internal(
+        &mut b,
+        "ImportMessages",
+        json!({"QueueUrl": dlq, "Messages": list}),
+    )
+    .unwrap();
+    assert_eq!(r["Imported"], 2);
+    let removed = internal(
+        &mut a,
+        "RemoveMessages",
+        json!({"QueueUrl": dlq, "MessageIds": list.iter().map(|m| m["MessageId"].clone()).collect::<Vec<_>>()}),
+    )
+    .unwrap();
+    assert_eq!(removed["Removed"], 2);
+    assert_eq!(a.counts(&dlq), (0, 0, 0));
+
+    let got = b.receive(&dlq, 1);
+    assert_eq!(bodies(&got), ["one"], "send order kept");
+    assert!(
+        b.receive(&dlq, 10).is_empty(),
+        "the group is locked while one is in flight"
+    );
+    let (m, e) = (&got[0], &expected[0]);
+    assert_eq!(m["MessageId"], e["MessageId"]);
+    assert_eq!(m["MD5OfBody"], e["MD5OfBody"]);
+    assert_eq!(m["MessageAttributes"], e["MessageAttributes"]);
+    assert_eq!(m["MD5OfMessageAttributes"], e["MD5OfMessageAttributes"]);
+    for name in [
+        "SentTimestamp",
+        "ApproximateFirstReceiveTimestamp",
+        "ApproximateReceiveCount",
+        "MessageGroupId",
+        "MessageDeduplicationId",
+        "DeadLetterQueueSourceArn",
+        "SenderId",
+    ] {
+        assert_eq!(sys_attr(m, name), sys_attr(e, name), "{name}");
+    }
+    assert_eq!(sys_attr(m, "ApproximateReceiveCount").as_deref(), Some("2"));
+    assert_eq!(
+        sys_attr(m, "DeadLetterQueueSourceArn"),
+        Some(Sqs::arn("src.fifo"))
+    );
+
+    // Durable: a restore of the destination holds the same message, same id.
+    let mut back = b.restored();
+    back.advance_secs(40);
+    let again = back.receive(&dlq, 10);
+    assert_eq!(again[0]["MessageId"], e["MessageId"]);
+    assert_eq!(
+        sys_attr(&again[0], "ApproximateReceiveCount").as_deref(),
+        Some("3")
+    );
+}
+
+#[test]
+fn imports_are_idempotent_by_message_id() {
+    let mut a = Sqs::new();
+    let (_, dlq) = dead_letter_fifo(&mut a, &["one"]);
+    let list =
+        internal(&mut a, "ExportMessages", json!({"QueueUrl": dlq})).unwrap()["Messages"].clone();
+    let mut b = Sqs::with_config(wasq::EngineConfig {
+        seed: 9,
+        ..Default::default()
+    });
+    b.now = a.now;
+    fifo_dlq_only(&mut b);
+    let first = internal(
+        &mut b,
+        "ImportMessages",
+        json!({"QueueUrl": dlq, "Messages": list}),
+    )
+    .unwrap();
+    assert_eq!(first["Imported"], 1);
+    // A retry while the copy is held is skipped.
+    let retry = internal(
+        &mut b,
+        "ImportMessages",
+        json!({"QueueUrl": dlq, "Messages": list}),
+    )
+    .unwrap();
+    assert_eq!(retry["Imported"], 0);
+    assert_eq!(retry["Skipped"][0], list[0]["MessageId"]);
+    assert_eq!(b.counts(&dlq), (1, 0, 0));
+    // Also once it was received and deleted there (FIFO: within the deduplication window),
+    // and after a restart.
+    let got = b.receive(&dlq, 10);
+    b.delete(&dlq, &handle(&got[0]));
+    let mut b = b.restored();
+    b.advance_secs(60);
+    let late = internal(
+        &mut b,
+        "ImportMessages",
+        json!({"QueueUrl": dlq, "Messages": list}),
+    )
+    .unwrap();
+    assert_eq!(late["Imported"], 0);
+    assert_eq!(b.counts(&dlq), (0, 0, 0));
+}
+
+#[test]
+fn standard_imports_skip_a_held_copy_and_keep_the_id() {
+    let mut a = Sqs::new();
+    let dlq = a.create("dlq", json!({}));
+    a.create(
+        "src",
+        json!({"VisibilityTimeout": "1", "RedrivePolicy":
+            json!({"deadLetterTargetArn": Sqs::arn("dlq"), "maxReceiveCount": 1}).to_string()}),
+    );
+    let sent = a.send(&Sqs::url("src"), "s");
+    a.receive(&Sqs::url("src"), 1);
+    a.advance_secs(2);
+    assert!(a.receive(&Sqs::url("src"), 1).is_empty());
+    let list =
+        internal(&mut a, "ExportMessages", json!({"QueueUrl": dlq})).unwrap()["Messages"].clone();
+    assert_eq!(list[0]["MessageId"], sent["MessageId"]);
+    let mut b = Sqs::with_config(wasq::EngineConfig {
+        seed: 11,
+        ..Default::default()
+    });
+    b.now = a.now;
+    b.create("dlq", json!({}));
+    for _ in 0..2 {
+        internal(
+            &mut b,
+            "ImportMessages",
+            json!({"QueueUrl": dlq, "Messages": list}),
+        )
+        .unwrap();
+    }
+    let got = b.receive(&dlq, 10);
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0]["MessageId"], sent["MessageId"]);
+}
+
+#[test]
+fn bad_input_is_refused_and_changes_nothing() {
+    let mut a = Sqs::new();
+    let (_, dlq) = dead_letter_fifo(&mut a, &["one"]);
+    let good = internal(&mut a, "ExportMessages", json!({"QueueUrl": dlq})).unwrap()["Messages"][0]
+        .clone();
+    let with = |k: &str, v: Value| {
+        let mut m = good.clone();
+        m[k] = v;
+        m
+    };
+    let mut no_group = good.clone();
+    no_group["Extra"]
+        .as_object_mut()
+        .unwrap()
+        .remove("group_id");
+    let cases: Vec<(Value, &str)> = vec![
+        (
+            json!({"Messages": [good]}),
+            "MissingRequiredParameterException",
+        ),
+        (
+            json!({"QueueUrl": dlq}),
+            "MissingRequiredParameterException",
+        ),
+        (
+            json!({"QueueUrl": dlq, "Messages": []}),
+            "InvalidParameterValueException",
+        ),
+        (
+            json!({"QueueUrl": Sqs::url("nope.fifo"), "Messages": [good]}),
+            "QueueDoesNotExist",
+        ),
+        (
+            json!({"QueueUrl": dlq, "Messages": [with("MessageId", json!("x"))]}),
+            "InvalidParameterValueException",
+        ),
+        (
+            json!({"QueueUrl": dlq, "Messages": [with("SentTimestamp", json!(u64::MAX))]}),
+            "InvalidParameterValueException",
+        ),
+        (
+            json!({"QueueUrl": dlq, "Messages": [with("ReceiveCount", json!(-1))]}),
+            "InvalidParameterValueException",
+        ),
+        (
+            json!({"QueueUrl": dlq, "Messages": [with("Body", json!(5))]}),
+            "InvalidParameterValueException",
+        ),
+        (
+            json!({"QueueUrl": dlq, "Messages": [with("Surprise", json!(1))]}),
+            "InvalidParameterValueException",
+        ),
+        (
+            json!({"QueueUrl": dlq, "Messages": [good, no_group]}),
+            "InvalidParameterValueException",
+        ),
+        (
+            json!({"QueueUrl": dlq, "Messages": vec![good.clone(); 101]}),
+            "InvalidParameterValueException",
+        ),
+        (json!([1]), "InvalidParameterValueException"),
+    ];
+    let before = a.peek(&dlq);
+    for (params, shape) in cases {
+        a.sync();
+        let r = a
+            .svc
+            .internal(a.now, &a.ctx, "ImportMessages", &params.to_string());
+        let e = r.expect_err(&format!("{params} was accepted"));
+        assert_eq!(e.shape(), shape, "{params}: {}", e.message());
+        assert!(
+            a.svc.take_changes().is_empty(),
+            "{params} persisted changes"
+        );
+    }
+    for (op, params) in [
+        (
+            "RemoveMessages",
+            json!({"QueueUrl": dlq, "MessageIds": ["nope"]}),
+        ),
+        (
+            "ExportMessages",
+            json!({"QueueUrl": dlq, "MaxNumberOfMessages": 0}),
+        ),
+        ("Nope", json!({})),
+    ] {
+        let r = a.svc.internal(a.now, &a.ctx, op, &params.to_string());
+        assert!(r.is_err(), "{op} {params}");
+        assert!(a.svc.take_changes().is_empty());
+    }
+    let raw = a.svc.internal(a.now, &a.ctx, "ImportMessages", "{not json");
+    assert!(raw.is_err());
+    assert_eq!(a.peek(&dlq), before);
+}
+
+#[test]
+fn no_sqs_entry_point_reaches_the_internal_operations() {
+    let mut a = Sqs::new();
+    let (_, dlq) = dead_letter_fifo(&mut a, &["one"]);
+    let list =
+        internal(&mut a, "ExportMessages", json!({"QueueUrl": dlq})).unwrap()["Messages"].clone();
+    let ids = json!([list[0]["MessageId"]]);
+    for op in ["ImportMessages", "RemoveMessages", "ExportMessages"] {
+        let e = a.err(
+            op,
+            json!({"QueueUrl": dlq, "Messages": list, "MessageIds": ids}),
+        );
+        assert_eq!(e.shape(), "UnknownOperationException", "dispatch {op}");
+        let body = json!({"QueueUrl": dlq, "MessageIds": ids}).to_string();
+        let req = HttpRequest {
+            method: "POST".into(),
+            path: "/".into(),
+            query: String::new(),
+            headers: vec![
+                ("x-amz-target".into(), format!("AmazonSQS.{op}")),
+                ("Content-Type".into(), "application/x-amz-json-1.0".into()),
+                ("Host".into(), "localhost:9324".into()),
+            ],
+            body: body.into_bytes(),
+        };
+        let r = http_handle(&mut a.svc, a.now, &req, &ProtocolOptions::default(), "r");
+        assert_eq!(r.status, 400, "json {op}");
+        assert_eq!(r.header("x-amzn-query-error"), Some("InvalidAction;Sender"));
+        let form = HttpRequest {
+            method: "POST".into(),
+            path: "/".into(),
+            query: String::new(),
+            headers: vec![
+                (
+                    "Content-Type".into(),
+                    "application/x-www-form-urlencoded".into(),
+                ),
+                ("Host".into(), "localhost:9324".into()),
+            ],
+            body: format!("Action={op}&QueueUrl={dlq}&MessageIds.member.1=x").into_bytes(),
+        };
+        let r = http_handle(&mut a.svc, a.now, &form, &ProtocolOptions::default(), "r");
+        assert_eq!(r.status, 400, "query {op}");
+        assert!(String::from_utf8_lossy(&r.body).contains("<Code>InvalidAction</Code>"));
+        assert!(a.svc.take_changes().is_empty());
+    }
+    assert_eq!(a.counts(&dlq), (1, 0, 0));
+}
