@@ -4,11 +4,12 @@
 //!
 //! Two layers, so the wasm figures can be split into engine cost and boundary cost:
 //! - `service`: `Service::dispatch` with `serde_json::Value` parameters (the Rust API);
-//! - `core`: what `WasqCore::dispatch` does inside the wasm — parse JSON text, dispatch, print
-//!   JSON text, and drain changes and events (serialised) after every call — minus the JS
-//!   boundary.
+//! - `core`: what `WasqCore::dispatch` does inside the wasm with no event listener —
+//!   `Service::dispatch_json` (JSON text in and out), the event feed off, changes packed into
+//!   one batch buffer after every call — minus the JS boundary.
 //!
-//! Both use the configuration the JS `Engine` uses (persist and observe on).
+//! Both use the configuration the JS `Engine` uses (persist and observe on; the core layer
+//! turns the event feed off, as the `Engine` wrapper does while no one listens).
 //!
 //! `cargo bench --bench cycle -- [--mode cycle|restore|memory] [--seconds S]`.
 //! `memory` must run in a fresh process: it reads the resident set size before and after.
@@ -16,6 +17,7 @@
 use serde_json::{json, Value};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
+use wasq::changes::PackedBatch;
 use wasq::{CallContext, EngineConfig, Service};
 
 const NOW: u64 = 1_767_225_600_000; // 2026-01-01T00:00:00Z, the JS side's ManualClock start
@@ -60,24 +62,31 @@ impl Layer for ServiceLayer {
     }
 }
 
-/// The `WasqCore::dispatch` path without the JS boundary: JSON text in, JSON text out, events
-/// serialised to JSON text as `takeEvents` does.
+/// The `WasqCore::dispatch` path without the JS boundary, as the wasm core does it with no
+/// event listener: JSON text in and out through `Service::dispatch_json`, the event feed off,
+/// and the changes packed into one batch buffer (what `takeChanges` hands to JS).
 struct CoreLayer(Service);
+
+impl CoreLayer {
+    fn new() -> Self {
+        let mut svc = Service::new(config());
+        svc.set_event_feed(false);
+        CoreLayer(svc)
+    }
+}
 
 impl Layer for CoreLayer {
     fn call(&mut self, action: &str, params: &Value) -> Value {
-        // The caller's JSON.stringify happens in JS; here the text is made outside the engine
-        // too, but inside the timed loop, as it is there.
+        // The caller's JSON.stringify and JSON.parse happen in JS; here the texts are made and
+        // read outside the engine too, but inside the timed loop, as they are there.
         let text = params.to_string();
-        let parsed: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
-        let out = self
+        let out_text = self
             .0
-            .dispatch(NOW, &CallContext::default(), action, parsed)
+            .dispatch_json(NOW, &CallContext::default(), action, &text)
             .unwrap_or_else(|e| panic!("{action}: {e:?}"));
-        let out_text = out.to_string();
-        black_box(self.0.take_changes());
-        let events = serde_json::to_string(&self.0.take_events()).unwrap_or_default();
-        black_box(events);
+        let mut batch = PackedBatch::default();
+        self.0.drain_changes(&mut batch);
+        black_box(batch.finish().unwrap_or_else(|_| panic!("record too long")));
         serde_json::from_str(&out_text).unwrap_or_else(|e| panic!("{e}"))
     }
 }
@@ -181,7 +190,7 @@ fn cycle_mode(seconds: f64) {
     for (workload, layer_name, cycle) in runs {
         let mut layer: Box<dyn Layer> = match layer_name {
             "service" => Box::new(ServiceLayer(Service::new(config()))),
-            _ => Box::new(CoreLayer(Service::new(config()))),
+            _ => Box::new(CoreLayer::new()),
         };
         let per_s = rate(layer.as_mut(), cycle, seconds);
         println!(

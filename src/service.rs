@@ -19,6 +19,9 @@ use crate::error::SqsError;
 use crate::events::Event;
 use std::collections::BTreeMap;
 
+/// One region's records, its prefix taken off the keys.
+type Records<'a> = Vec<(&'a str, &'a [u8])>;
+
 /// Every region's engine, behind one dispatch entry point.
 #[derive(Debug)]
 pub struct Service {
@@ -44,25 +47,42 @@ impl Service {
     where
         I: IntoIterator<Item = (String, Vec<u8>)>,
     {
-        let mut by_region: BTreeMap<String, Vec<(String, Vec<u8>)>> = BTreeMap::new();
+        let records: Vec<(String, Vec<u8>)> = records.into_iter().collect();
+        Self::restore_borrowed(
+            config,
+            records.iter().map(|(k, v)| (k.as_str(), v.as_slice())),
+        )
+    }
+
+    /// [`Service::restore`] over records the caller keeps (the wasm reads them in place from
+    /// the one buffer JS hands over): each record is looked at where it lies, never copied.
+    pub fn restore_borrowed<'a, I>(config: EngineConfig, records: I) -> Result<Self, RestoreError>
+    where
+        I: IntoIterator<Item = (&'a str, &'a [u8])>,
+    {
+        // A list, not a map: there are few regions, and every map type is more code in the wasm.
+        let mut by_region: Vec<(&'a str, Records<'a>)> = Vec::new();
         for (key, value) in records {
             let Some((region, rest)) = key.split_once('/') else {
                 return Err(RestoreError::Corrupt(format!(
                     "record key {key:?} has no region"
                 )));
             };
-            by_region
-                .entry(region.to_string())
-                .or_default()
-                .push((rest.to_string(), value));
+            match by_region.iter_mut().find(|(r, _)| *r == region) {
+                Some((_, list)) => list.push((rest, value)),
+                None => by_region.push((region, vec![(rest, value)])),
+            }
         }
         let mut engines = BTreeMap::new();
-        for (region, records) in by_region {
+        // In region order, as before, so that the first of several errors is the same one.
+        while let Some(first) = (0..by_region.len()).min_by_key(|i| by_region.get(*i).map(|r| r.0))
+        {
+            let (region, records) = by_region.swap_remove(first);
             let cfg = EngineConfig {
-                region: region.clone(),
+                region: region.to_string(),
                 ..config.clone()
             };
-            engines.insert(region, Engine::restore(cfg, records)?);
+            engines.insert(region.to_string(), Engine::restore(cfg, records)?);
         }
         Ok(Service {
             config,
@@ -248,18 +268,15 @@ impl Service {
     /// Durable changes since the last call, keys prefixed with `<region>/`.
     pub fn take_changes(&mut self) -> Changes {
         let mut all = Changes::default();
-        for (region, engine) in &mut self.engines {
-            let changes = engine.take_changes();
-            all.put.extend(
-                changes
-                    .put
-                    .into_iter()
-                    .map(|(k, v)| (format!("{region}/{k}"), v)),
-            );
-            all.del
-                .extend(changes.del.into_iter().map(|k| format!("{region}/{k}")));
-        }
+        self.drain_changes(&mut all);
         all
+    }
+
+    /// `take_changes` into any sink (e.g. [`crate::changes::PackedBatch`]), region by region.
+    pub fn drain_changes(&mut self, sink: &mut dyn crate::changes::ChangeSink) {
+        for (region, engine) in &mut self.engines {
+            engine.drain_changes(Some(region), sink);
+        }
     }
 
     /// A read-only view of one queue: every message and its state (see [`crate::peek`]).

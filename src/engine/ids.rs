@@ -107,6 +107,11 @@ pub(crate) struct Receipt {
 /// receive, record and event formats an id, and `format!` made this a sixth of the whole
 /// send → receive → delete cycle.
 pub(crate) fn format_uuid(v: u128) -> String {
+    uuid_text(v).to_string()
+}
+
+/// The text of `format_uuid` without allocating: records copy it straight into their buffer.
+pub(crate) fn uuid_text(v: u128) -> UuidText {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut out = [b'-'; 36];
     let mut at = 0;
@@ -120,8 +125,19 @@ pub(crate) fn format_uuid(v: u128) -> String {
         }
         at += 2;
     }
-    // Hex digits and dashes only: always valid UTF-8 (checked, not assumed: 36 bytes is cheap).
-    String::from_utf8(out.to_vec()).unwrap_or_default()
+    UuidText(out)
+}
+
+/// A UUID's 36 characters.
+pub(crate) struct UuidText([u8; 36]);
+
+impl std::ops::Deref for UuidText {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        // Hex digits and dashes only: always valid UTF-8 (checked, not assumed: 36 bytes is cheap).
+        std::str::from_utf8(&self.0).unwrap_or_default()
+    }
 }
 
 /// Parse a UUID string back into its bits (for records).

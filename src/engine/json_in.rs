@@ -13,6 +13,7 @@
 //! `MessageAttributes` / `MessageSystemAttributes` (0.5 KB gzipped), and `\u` escapes in strings
 //! (0.2 KB). Without unknown members nesting is bounded by the request shapes: no depth limit.
 
+use super::json_out;
 use super::requests::{
     ReceiptBatchRequest, ReceiptRequest, ReceiveMessageRequest, SendMessageBatchRequest,
     SendMessageRequest,
@@ -78,6 +79,9 @@ impl<'a> Reader<'a> {
             return None;
         }
         let start = self.i;
+        // Skip whole words that hold no quote, backslash or control byte (the bytes that end
+        // the plain run); the loop below finds which byte of the next word does.
+        self.i += json_out::clean_prefix(self.text.as_bytes().get(start..)?);
         loop {
             match self.byte()? {
                 // Stops only on ASCII bytes, so the slice ends on a character boundary.

@@ -1,9 +1,10 @@
-//! Writing AWS JSON 1.0 responses straight into text.
+//! Writing JSON straight into text: the AWS JSON 1.0 responses and the durable records.
 //!
-//! The output is byte-identical to `serde_json::Value::to_string()` of the same response: no
-//! whitespace, members in byte order of their names (serde_json's `Map` is a `BTreeMap` here, as
-//! the crate does not enable `preserve_order`), strings escaped as serde_json escapes them.
-//! Callers write members in sorted order themselves; `Obj` only places the commas.
+//! The output is byte-identical to serde_json's compact output of the same value: no whitespace,
+//! strings escaped as serde_json escapes them. Callers write members in the order the format
+//! wants (responses: byte order of their names, as serde_json's `Map` is a `BTreeMap` here;
+//! records: the field order of the serde derives they replaced); `Obj` only places the commas.
+//! One writer for both keeps one escaper in the wasm.
 
 /// An object being written: `{` on creation, `}` on `end`.
 pub(crate) struct Obj<'a> {
@@ -17,7 +18,7 @@ impl<'a> Obj<'a> {
         Obj { out, first: true }
     }
 
-    /// Start a member and hand back the buffer for its value.
+    /// Start a member with any name (escaped) and hand back the buffer for its value.
     pub(crate) fn key(&mut self, name: &str) -> &mut String {
         if !self.first {
             self.out.push(',');
@@ -28,19 +29,86 @@ impl<'a> Obj<'a> {
         self.out
     }
 
-    pub(crate) fn str(&mut self, name: &str, value: &str) {
-        string(self.key(name), value);
+    /// Start a member whose name is one of the format's own (plain identifiers, nothing to
+    /// escape) and hand back the buffer for its value.
+    pub(crate) fn member(&mut self, name: &'static str) -> &mut String {
+        debug_assert!(!name.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\'));
+        let out = &mut *self.out;
+        out.reserve(name.len() + 4);
+        if !self.first {
+            out.push(',');
+        }
+        self.first = false;
+        out.push('"');
+        out.push_str(name);
+        out.push_str("\":");
+        out
     }
 
-    pub(crate) fn opt(&mut self, name: &str, value: Option<&str>) {
+    pub(crate) fn str(&mut self, name: &'static str, value: &str) -> &mut Self {
+        string(self.member(name), value);
+        self
+    }
+
+    /// A member only when there is a value (responses omit absent members).
+    pub(crate) fn opt(&mut self, name: &'static str, value: Option<&str>) -> &mut Self {
         if let Some(v) = value {
             self.str(name, v);
         }
+        self
     }
 
-    pub(crate) fn end(self) {
+    /// A member that is `null` when absent (records keep every field, as the derives did).
+    pub(crate) fn nullable(&mut self, name: &'static str, value: Option<&str>) -> &mut Self {
+        match value {
+            Some(v) => self.str(name, v),
+            None => self.raw(name, "null"),
+        }
+    }
+
+    pub(crate) fn u64(&mut self, name: &'static str, v: u64) -> &mut Self {
+        push_u64(self.member(name), v);
+        self
+    }
+
+    pub(crate) fn nullable_u64(&mut self, name: &'static str, v: Option<u64>) -> &mut Self {
+        match v {
+            Some(v) => self.u64(name, v),
+            None => self.raw(name, "null"),
+        }
+    }
+
+    pub(crate) fn bool(&mut self, name: &'static str, v: bool) -> &mut Self {
+        self.raw(name, if v { "true" } else { "false" })
+    }
+
+    /// A member whose value is already JSON text (a literal, or a nested value written apart).
+    pub(crate) fn raw(&mut self, name: &'static str, json: &str) -> &mut Self {
+        self.member(name).push_str(json);
+        self
+    }
+
+    pub(crate) fn end(&mut self) {
         self.out.push('}');
     }
+}
+
+/// Decimal digits, as serde_json writes an unsigned integer.
+pub(crate) fn push_u64(out: &mut String, mut v: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        if let Some(d) = digits.get_mut(i) {
+            *d = b'0' + (v % 10) as u8;
+        }
+        v /= 10;
+        if v == 0 || i == 0 {
+            break;
+        }
+    }
+    // Only ASCII digits were written.
+    out.push_str(std::str::from_utf8(digits.get(i..).unwrap_or_default()).unwrap_or_default());
 }
 
 /// A list of items each written by `item`.
@@ -57,7 +125,7 @@ pub(crate) fn list<T>(out: &mut String, items: &[T], mut item: impl FnMut(&mut S
 
 /// Does any of these eight bytes need escaping (below 0x20, `"` or a backslash)? The classic
 /// "has a byte less than n / equal to c" word tricks, exact as a yes/no answer.
-fn word_needs_escape(w: u64) -> bool {
+pub(crate) fn word_needs_escape(w: u64) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let below_space = w.wrapping_sub(ONES * 0x20) & !w;
@@ -68,13 +136,9 @@ fn word_needs_escape(w: u64) -> bool {
     (below_space | quote | backslash) & HIGH != 0
 }
 
-/// A JSON string literal, escaped exactly as serde_json does (`"`, `\`, and control characters;
-/// `\b \f \n \r \t` by name, others as lower-case `\u00XX`).
-pub(crate) fn string(out: &mut String, s: &str) {
-    out.reserve(s.len() + 2);
-    out.push('"');
-    let bytes = s.as_bytes();
-    // Whole words first: ids, handles, digests and most bodies need no escaping at all.
+/// How many leading bytes, in whole words of 8, certainly need no escaping: the bytes after them
+/// are checked one by one.
+pub(crate) fn clean_prefix(bytes: &[u8]) -> usize {
     let mut clean = 0;
     for chunk in bytes.chunks_exact(8) {
         let mut w = [0u8; 8];
@@ -84,8 +148,37 @@ pub(crate) fn string(out: &mut String, s: &str) {
         }
         clean += 8;
     }
+    clean
+}
+
+/// A JSON string literal, escaped exactly as serde_json does (`"`, `\`, and control characters;
+/// `\b \f \n \r \t` by name, others as lower-case `\u00XX`).
+pub(crate) fn string(out: &mut String, s: &str) {
+    out.reserve(s.len() + 2);
+    out.push('"');
+    // Ids, handles, digests, names and most bodies need no escaping: one copy after a scan
+    // word by word.
+    let bytes = s.as_bytes();
+    let clean = clean_prefix(bytes);
+    let tail = bytes.get(clean..).unwrap_or_default();
+    let mut last = [b'a'; 8];
+    if tail.len() < 8 {
+        for (d, b) in last.iter_mut().zip(tail) {
+            *d = *b;
+        }
+    }
+    if tail.len() < 8 && !word_needs_escape(u64::from_le_bytes(last)) {
+        out.push_str(s);
+    } else {
+        escape(out, s, clean);
+    }
+    out.push('"');
+}
+
+/// The body of a string literal that needs escaping somewhere after byte `clean`.
+fn escape(out: &mut String, s: &str, clean: usize) {
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate().skip(clean) {
+    for (i, &b) in s.as_bytes().iter().enumerate().skip(clean) {
         if b >= 0x20 && b != b'"' && b != b'\\' {
             continue;
         }
@@ -109,7 +202,6 @@ pub(crate) fn string(out: &mut String, s: &str) {
         start = i + 1;
     }
     out.push_str(s.get(start..).unwrap_or_default());
-    out.push('"');
 }
 
 #[cfg(test)]

@@ -344,7 +344,19 @@ impl Engine {
 
     /// Durable changes since the last call, as records (see `records`).
     pub fn take_changes(&mut self) -> Changes {
-        self.collect_changes()
+        let mut changes = Changes::default();
+        self.collect_changes(None, &mut changes);
+        changes
+    }
+
+    /// `take_changes` into any sink, every key prefixed with `<region>/` when there is a region
+    /// (what `Service` hands its host).
+    pub fn drain_changes(
+        &mut self,
+        region: Option<&str>,
+        sink: &mut dyn crate::changes::ChangeSink,
+    ) {
+        self.collect_changes(region, sink);
     }
 
     /// Would a ReceiveMessage on this queue return at least one message at `now`?

@@ -18,21 +18,24 @@
 //! written by a newer format version is refused, never misread.
 
 use super::attributes::QueueAttributes;
-use super::ids::{format_uuid, parse_uuid};
+use super::ids::uuid_text;
 use super::journal::RecordKey;
-use super::message::{Message, MessageExtra, MessageState};
+use super::json_out::{self, Obj};
+use super::message::Message;
 use super::move_tasks::MoveTask;
 use super::queue::{Attempt, DedupEntry, Queue};
 use super::{Engine, EngineConfig};
-use crate::changes::Changes;
+use crate::changes::ChangeSink;
 use crate::maps::TryIntoMap;
-use crate::model::MessageAttributes;
-use codec::{Fields, Obj};
+use codec::Fields;
 use md5::{Digest, Md5};
 use serde_json::Value;
 
 // Also read by `import.rs`: a transferred message travels in the record encoding.
 pub(super) mod codec;
+mod reader;
+#[cfg(test)]
+mod tests;
 
 /// The record format this build writes. It reads this version and every older one.
 pub const FORMAT_VERSION: u32 = 1;
@@ -74,23 +77,51 @@ struct QueueRecord {
     next_attempt: u64,
 }
 
-struct ContentRecord {
-    id: String,
-    body: String,
-    attributes: Option<MessageAttributes>,
-    extra: Option<MessageExtra>,
-    sent_at: u64,
-    enqueued_at: u64,
+/// A content record that the fast reader did not take, through the general path.
+fn content_from_value(v: &Value) -> Result<reader::Content<'static>, String> {
+    let f = Fields::of(v)?;
+    let id = f.string("id")?;
+    Ok(reader::Content {
+        body: f.string("body")?.into(),
+        attributes: f
+            .opt("attributes")
+            .map(codec::read_message_attributes)
+            .transpose()?,
+        extra: f
+            .opt("extra")
+            .map(codec::read_extra)
+            .transpose()?
+            .map(Box::new),
+        sent_at: f.u64("sent_at")?,
+        enqueued_at: f.u64("enqueued_at")?,
+        id: reader::uuid(&id).ok_or(id),
+    })
 }
 
-struct StateRecord {
-    state: MessageState,
-    deadline: u64,
-    receive_count: u32,
-    serial: u32,
-    first_receive_at: u64,
-    received_at: u64,
-    visibility_changed: bool,
+/// A state record that the fast reader did not take, through the general path.
+fn state_from_value(v: &Value) -> Result<reader::State, String> {
+    let f = Fields::of(v)?;
+    Ok(reader::State {
+        state: codec::read_state(&f)?,
+        deadline: f.u64("deadline")?,
+        receive_count: f.u32("receive_count")?,
+        serial: f.u32("serial")?,
+        first_receive_at: f.u64("first_receive_at")?,
+        received_at: f.u64("received_at")?,
+        visibility_changed: f.bool("visibility_changed")?,
+    })
+}
+
+/// What `restore` has read, before it builds anything: lists sorted afterwards rather than
+/// maps, since every map type is more code in the wasm.
+#[derive(Default)]
+struct Read<'a> {
+    meta: Option<MetaRecord>,
+    queues: Vec<(u64, QueueRecord)>,
+    contents: Vec<((u64, u64), reader::Content<'a>)>,
+    states: Vec<((u64, u64), reader::State)>,
+    dedups: Vec<(u64, u64, DedupRecord)>,
+    attempts: Vec<(u64, AttemptRecord)>,
 }
 
 struct DedupRecord {
@@ -105,43 +136,47 @@ struct AttemptRecord {
     attempt: Attempt,
 }
 
-/// `<kind>/<16 hex digits>[/<16 hex digits>]`, written by hand: two keys per message per call,
-/// and `format!` with `{:016x}` was a visible share of the cycle.
-fn key_string(key: &RecordKey) -> String {
+/// Appends `<kind>/<16 hex digits>[/<16 hex digits>]`, written by hand: two keys per message
+/// per call, and `format!` with `{:016x}` was a visible share of the cycle.
+fn push_key(out: &mut String, key: &RecordKey) {
     let (kind, a, b) = match key {
-        RecordKey::Meta => return "meta".into(),
-        RecordKey::Deleted(name) => return ["x/", name].concat(),
-        RecordKey::Queue(q) => ('q', *q, None),
-        RecordKey::Content(q, s) => ('m', *q, Some(*s)),
-        RecordKey::State(q, s) => ('s', *q, Some(*s)),
-        RecordKey::Dedup(q, n) => ('d', *q, Some(*n)),
-        RecordKey::Attempt(q, n) => ('a', *q, Some(*n)),
-        RecordKey::Task(t) => ('t', *t, None),
+        RecordKey::Meta => return out.push_str("meta"),
+        RecordKey::Deleted(name) => {
+            out.push_str("x/");
+            return out.push_str(name);
+        }
+        RecordKey::Queue(q) => ("q", *q, None),
+        RecordKey::Content(q, s) => ("m", *q, Some(*s)),
+        RecordKey::State(q, s) => ("s", *q, Some(*s)),
+        RecordKey::Dedup(q, n) => ("d", *q, Some(*n)),
+        RecordKey::Attempt(q, n) => ("a", *q, Some(*n)),
+        RecordKey::Task(t) => ("t", *t, None),
     };
-    let mut out = String::with_capacity(36);
-    out.push(kind);
+    out.push_str(kind);
     for v in std::iter::once(a).chain(b) {
-        out.push('/');
-        push_hex16(&mut out, v);
+        push_hex16(out, v);
     }
-    out
 }
 
-/// `{:016x}`.
+/// `/{:016x}`.
 fn push_hex16(out: &mut String, v: u64) {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    for i in (0..16).rev() {
-        out.push(DIGITS[((v >> (4 * i)) & 0xf) as usize] as char);
+    let mut text = [b'/'; 17];
+    for (i, d) in text.iter_mut().skip(1).enumerate() {
+        *d = DIGITS[((v >> (60 - 4 * i)) & 0xf) as usize];
     }
+    // Only ASCII was written.
+    out.push_str(std::str::from_utf8(&text).unwrap_or_default());
 }
 
 /// A stable sort by key through one shared sort instantiation: a `sort_by_key` per record
 /// type would put a separate copy of the sort (~5 KB) into the wasm for each.
 fn sorted_by<T>(items: Vec<T>, key: impl Fn(&T) -> (u64, u64)) -> Vec<T> {
-    // The position breaks ties, which keeps the sort stable.
     let mut order: Vec<((u64, u64), usize)> =
         items.iter().enumerate().map(|(i, t)| (key(t), i)).collect();
-    order.sort_unstable();
+    if sort_order(&mut order) {
+        return items;
+    }
     let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
     order
         .into_iter()
@@ -149,70 +184,88 @@ fn sorted_by<T>(items: Vec<T>, key: impl Fn(&T) -> (u64, u64)) -> Vec<T> {
         .collect()
 }
 
+/// Sorts `(key, position)` pairs (the position breaks ties, which keeps the sort stable);
+/// `true` when they were in order already, as a store's records usually come back.
+fn sort_order(order: &mut [((u64, u64), usize)]) -> bool {
+    if order.windows(2).all(|w| w.first() <= w.get(1)) {
+        return true;
+    }
+    order.sort_unstable();
+    false
+}
+
 impl Engine {
-    /// Turn the dirty keys into records to put (current value) or delete (entity gone).
-    pub(super) fn collect_changes(&mut self) -> Changes {
+    /// Hand the dirty keys to `sink` as records to put (current value) or delete (entity
+    /// gone), each key prefixed with `<region>/` when there is a region. Keys and values are
+    /// written into two buffers reused for every record, so a record costs the sink's copy only.
+    pub(super) fn collect_changes(&mut self, region: Option<&str>, sink: &mut dyn ChangeSink) {
         let mut dirty = std::mem::take(&mut self.journal.dirty);
         dirty.sort_unstable();
         dirty.dedup();
-        let mut changes = Changes::default();
+        let mut key_text = String::with_capacity(40 + region.map_or(0, str::len));
+        if let Some(region) = region {
+            key_text.push_str(region);
+            key_text.push('/');
+        }
+        let prefix = key_text.len();
+        let mut value = String::with_capacity(256);
         for key in dirty {
-            match self.record_value(&key) {
-                Some(bytes) => changes.put.push((key_string(&key), bytes)),
-                None => changes.del.push(key_string(&key)),
+            key_text.truncate(prefix);
+            push_key(&mut key_text, &key);
+            value.clear();
+            match self.write_record(&key, &mut value) {
+                Some(()) => sink.put(&key_text, value.as_bytes()),
+                None => sink.del(&key_text),
             }
         }
-        changes
     }
 
-    fn record_value(&self, key: &RecordKey) -> Option<Vec<u8>> {
-        Some(match key {
-            RecordKey::Meta => Obj::new()
+    /// The current value of `key`, or `None` when its entity is gone (then `out` holds
+    /// nothing the caller uses).
+    fn write_record(&self, key: &RecordKey, out: &mut String) -> Option<()> {
+        match key {
+            RecordKey::Meta => Obj::new(out)
                 .u64("v", FORMAT_VERSION.into())
                 .u64("seed", self.config.seed)
                 .u64("next_seq", self.next_seq)
                 .u64("next_queue", self.next_queue)
                 .u64("next_task", self.next_task)
-                .finish(),
+                .end(),
             RecordKey::Queue(uid) => {
                 let q = self.queues.get(uid)?;
-                let tags = codec::map(q.tags.iter().map(|(k, v)| {
-                    let mut json = Vec::new();
-                    let _ = serde_json::to_writer(&mut json, v.as_str());
-                    (k, json)
-                }));
-                Obj::new()
-                    .str("name", &q.name)
-                    .raw("attrs", &codec::attributes_json(&q.attrs))
-                    .raw("tags", &tags)
-                    .u64("created_at", q.created_at)
+                let mut o = Obj::new(out);
+                o.str("name", &q.name);
+                codec::write_attributes(o.member("attrs"), &q.attrs);
+                codec::write_map(o.member("tags"), q.tags.iter(), |out, v| {
+                    json_out::string(out, v)
+                });
+                o.u64("created_at", q.created_at)
                     .u64("modified_at", q.modified_at)
-                    .opt_u64("last_purge", q.last_purge)
+                    .nullable_u64("last_purge", q.last_purge)
                     .bool("dedup_per_group", q.dedup_per_group)
                     .u64("next_dedup", q.next_dedup)
                     .u64("next_attempt", q.next_attempt)
-                    .finish()
+                    .end()
             }
             RecordKey::Content(uid, seq) => {
                 let q = self.queues.get(uid)?;
                 let m = q.messages.get(seq)?;
-                let mut o = Obj::new();
-                o.str("id", &format_uuid(m.id(&q.keys)))
-                    .str("body", &m.body);
+                let mut o = Obj::new(out);
+                o.str("id", &uuid_text(m.id(&q.keys))).str("body", &m.body);
                 if let Some(a) = &m.attributes {
-                    o.raw("attributes", &codec::message_attributes_json(a));
+                    codec::write_message_attributes(o.member("attributes"), a);
                 }
                 if let Some(e) = m.stored_extra() {
-                    o.raw("extra", &codec::extra_json(e));
+                    codec::write_extra(o.member("extra"), e);
                 }
                 // Format 1 has both fields; they are always equal (see `Message::sent_at`).
                 o.u64("sent_at", m.sent_at)
                     .u64("enqueued_at", m.sent_at)
-                    .finish()
+                    .end()
             }
             RecordKey::State(uid, seq) => {
                 let m = self.queues.get(uid)?.messages.get(seq)?;
-                Obj::new()
+                Obj::new(out)
                     .str("state", codec::state_name(m.state))
                     .u64("deadline", m.deadline)
                     .u64("receive_count", m.receive_count.into())
@@ -220,166 +273,62 @@ impl Engine {
                     .u64("first_receive_at", m.first_receive_at)
                     .u64("received_at", m.received_at)
                     .bool("visibility_changed", m.visibility_changed)
-                    .finish()
+                    .end()
             }
             RecordKey::Dedup(uid, n) => {
                 let q = self.queues.get(uid)?;
                 let (key, e) = q.dedup.by_record(*n)?;
-                Obj::new()
+                Obj::new(out)
                     .str("key", key)
                     .u64("expires_at", e.expires_at)
-                    .str("message_id", &format_uuid(e.message_id))
+                    .str("message_id", &uuid_text(e.message_id))
                     .u64("seq", e.seq)
-                    .finish()
+                    .end()
             }
             RecordKey::Attempt(uid, n) => {
                 let q = self.queues.get(uid)?;
                 let id = q.attempt_keys.get(n)?;
-                Obj::new()
-                    .str("id", id)
-                    .raw("attempt", &codec::attempt_json(q.attempts.get(id)?))
-                    .finish()
+                let attempt = q.attempts.get(id)?;
+                let mut o = Obj::new(out);
+                o.str("id", id);
+                codec::write_attempt(o.member("attempt"), attempt);
+                o.end()
             }
-            RecordKey::Deleted(name) => Obj::new()
-                .u64("at", *self.deleted_names.get(name)?)
-                .finish(),
-            RecordKey::Task(id) => codec::task_json(self.task(*id)?),
-        })
+            RecordKey::Deleted(name) => {
+                let at = *self.deleted_names.get(name)?;
+                Obj::new(out).u64("at", at).end()
+            }
+            RecordKey::Task(id) => codec::write_task(out, self.task(*id)?),
+        }
+        Some(())
     }
 
     /// Rebuild an engine from every record of its store.
-    pub fn restore<I>(config: EngineConfig, records: I) -> Result<Self, RestoreError>
+    pub fn restore<'a, I>(config: EngineConfig, records: I) -> Result<Self, RestoreError>
     where
-        I: IntoIterator<Item = (String, Vec<u8>)>,
+        I: IntoIterator<Item = (&'a str, &'a [u8])>,
     {
         let mut engine = Engine::new(config);
         let (record, observe) = (engine.journal.record, engine.journal.observe);
         engine.journal.record = false;
         engine.journal.observe = false;
-        // Vecs sorted afterwards rather than maps: restore is not a hot path, and every map type
-        // is more code in the wasm.
-        let mut queues: Vec<(u64, QueueRecord)> = Vec::new();
-        let mut contents: Vec<((u64, u64), ContentRecord)> = Vec::new();
-        let mut states: Vec<((u64, u64), StateRecord)> = Vec::new();
-        let mut dedups: Vec<(u64, u64, DedupRecord)> = Vec::new();
-        let mut attempts: Vec<(u64, AttemptRecord)> = Vec::new();
-        let mut meta: Option<MetaRecord> = None;
+        let records = records.into_iter();
+        let mut read = Read::default();
+        // Two records per message: one allocation each instead of a dozen growing copies.
+        let messages = records.size_hint().0 / 2;
+        read.contents.reserve(messages);
+        read.states.reserve(messages);
         for (key, value) in records {
-            let corrupt = |what: &str| RestoreError::Corrupt(format!("record {key:?}: {what}"));
-            let parts: Vec<&str> = key.split('/').collect();
-            let hex = |s: &str| u64::from_str_radix(s, 16).map_err(|_| corrupt("bad key"));
-            // One JSON reader (text into `Value`) for every record: each reader type is more wasm.
-            let v: Value = std::str::from_utf8(&value)
-                .map_err(|e| e.to_string())
-                .and_then(|text| serde_json::from_str(text).map_err(|e| e.to_string()))
-                .map_err(|e| corrupt(&e))?;
-            let f = Fields::of(&v).map_err(|e| corrupt(&e))?;
-            macro_rules! read {
-                ($r:expr $(,)?) => {
-                    $r.map_err(|e: String| corrupt(&e))
-                };
-            }
-            match parts.as_slice() {
-                ["meta"] => {
-                    let version = v.get("v").and_then(|v| v.as_u64()).unwrap_or(0) as u32;
-                    if version > FORMAT_VERSION {
-                        return Err(RestoreError::UnsupportedVersion {
-                            found: version,
-                            supported: FORMAT_VERSION,
-                        });
-                    }
-                    read!(f.u32("v"))?;
-                    meta = Some(MetaRecord {
-                        seed: read!(f.opt_u64("seed"))?,
-                        next_seq: read!(f.u64("next_seq"))?,
-                        next_queue: read!(f.u64("next_queue"))?,
-                        next_task: read!(f.u64("next_task"))?,
-                    });
-                }
-                ["q", q] => {
-                    let Some(Value::Object(tag_map)) = f.opt("tags") else {
-                        return Err(corrupt("invalid value for field `tags`"));
-                    };
-                    let tags = tag_map
-                        .iter()
-                        .map(|(k, v)| Ok((k.clone(), v.as_str().ok_or(())?.to_string())))
-                        .try_into_map()
-                        .map_err(|()| corrupt("invalid value for field `tags`"))?;
-                    let attrs = f
-                        .opt("attrs")
-                        .ok_or_else(|| corrupt("missing field `attrs`"))?;
-                    let record = QueueRecord {
-                        name: read!(f.string("name"))?,
-                        attrs: read!(codec::read_attributes(attrs))?,
-                        tags,
-                        created_at: read!(f.u64("created_at"))?,
-                        modified_at: read!(f.u64("modified_at"))?,
-                        last_purge: read!(f.opt_u64("last_purge"))?,
-                        dedup_per_group: read!(f.bool("dedup_per_group"))?,
-                        next_dedup: read!(f.u64("next_dedup"))?,
-                        next_attempt: read!(f.opt_u64("next_attempt"))?.unwrap_or(0),
-                    };
-                    queues.push((hex(q)?, record));
-                }
-                ["m", q, s] => {
-                    let record = ContentRecord {
-                        id: read!(f.string("id"))?,
-                        body: read!(f.string("body"))?,
-                        attributes: read!(f
-                            .opt("attributes")
-                            .map(codec::read_message_attributes)
-                            .transpose(),)?,
-                        extra: read!(f.opt("extra").map(codec::read_extra).transpose())?,
-                        sent_at: read!(f.u64("sent_at"))?,
-                        enqueued_at: read!(f.u64("enqueued_at"))?,
-                    };
-                    contents.push(((hex(q)?, hex(s)?), record));
-                }
-                ["s", q, s] => {
-                    let record = StateRecord {
-                        state: read!(codec::read_state(&f))?,
-                        deadline: read!(f.u64("deadline"))?,
-                        receive_count: read!(f.u32("receive_count"))?,
-                        serial: read!(f.u32("serial"))?,
-                        first_receive_at: read!(f.u64("first_receive_at"))?,
-                        received_at: read!(f.u64("received_at"))?,
-                        visibility_changed: read!(f.bool("visibility_changed"))?,
-                    };
-                    states.push(((hex(q)?, hex(s)?), record));
-                }
-                ["d", q, n] => {
-                    let record = DedupRecord {
-                        key: read!(f.string("key"))?,
-                        expires_at: read!(f.u64("expires_at"))?,
-                        message_id: read!(f.string("message_id"))?,
-                        seq: read!(f.u64("seq"))?,
-                    };
-                    dedups.push((hex(q)?, hex(n)?, record));
-                }
-                ["a", q, _] => {
-                    let attempt = f
-                        .opt("attempt")
-                        .ok_or_else(|| corrupt("missing field `attempt`"))?;
-                    let record = AttemptRecord {
-                        id: read!(f.string("id"))?,
-                        attempt: read!(codec::read_attempt(attempt))?,
-                    };
-                    attempts.push((hex(q)?, record));
-                }
-                ["x", name] => {
-                    let at = read!(f.u64("at"))?;
-                    engine.deleted_names.insert((*name).to_string(), at);
-                }
-                ["t", t] => {
-                    let task: MoveTask = read!(codec::read_task(&v))?;
-                    if task.id != hex(t)? {
-                        return Err(corrupt("task id does not match its key"));
-                    }
-                    engine.tasks.push(task);
-                }
-                _ => return Err(corrupt("unknown record kind")),
-            }
+            engine.read_record(key, value, &mut read)?;
         }
+        let Read {
+            meta,
+            queues,
+            contents,
+            states,
+            dedups,
+            attempts,
+        } = read;
         let has_data = !queues.is_empty() || !contents.is_empty() || !engine.tasks.is_empty();
         match meta {
             Some(m) => {
@@ -423,44 +372,14 @@ impl Engine {
             ));
         }
         for (((uid, seq), c), (_, s)) in contents.into_iter().zip(states) {
-            let q = engine.queues.get_mut(&uid).ok_or_else(|| {
-                RestoreError::Corrupt(format!("message {uid:x}/{seq:x} of a missing queue"))
-            })?;
-            let id = parse_uuid(&c.id)
-                .ok_or_else(|| RestoreError::Corrupt(format!("bad message id {:?}", c.id)))?;
-            let group_name = c.extra.as_ref().and_then(|e| e.group_id.clone());
-            let group = q.intern_group(group_name.as_deref());
-            if c.enqueued_at != c.sent_at {
-                // Every build of format 1 wrote them equal; a difference is damage.
-                return Err(RestoreError::Corrupt(format!(
-                    "message {uid:x}/{seq:x}: enqueue and send times differ"
-                )));
-            }
-            let mut msg = Message {
-                seq,
-                body_md5: Md5::digest(c.body.as_bytes()).into(),
-                body: c.body.into(),
-                attributes: c.attributes.map(Box::new),
-                extra: c.extra.map(Box::new),
-                group,
-                sent_at: c.sent_at,
-                state: s.state,
-                deadline: s.deadline,
-                receive_count: s.receive_count,
-                serial: s.serial,
-                first_receive_at: s.first_receive_at,
-                received_at: s.received_at,
-                visibility_changed: s.visibility_changed,
-            };
-            msg.set_id(id, &engine.keys);
-            q.insert(msg, &mut engine.journal);
+            engine.restore_message(uid, seq, c, s)?;
         }
         let dedups = sorted_by(dedups, |(_, _, d)| (d.expires_at, 0));
         for (uid, n, d) in dedups {
             let Some(q) = engine.queues.get_mut(&uid) else {
                 continue;
             };
-            let message_id = parse_uuid(&d.message_id).ok_or_else(|| {
+            let message_id = reader::uuid(&d.message_id).ok_or_else(|| {
                 RestoreError::Corrupt(format!("bad message id {:?}", d.message_id))
             })?;
             q.remember_dedup(
@@ -486,5 +405,183 @@ impl Engine {
         engine.journal.record = record;
         engine.journal.observe = observe;
         Ok(engine)
+    }
+
+    /// One message from its two records (a call per message, as `read_record` is).
+    #[inline(never)]
+    fn restore_message(
+        &mut self,
+        uid: u64,
+        seq: u64,
+        c: reader::Content<'_>,
+        s: reader::State,
+    ) -> Result<(), RestoreError> {
+        let q = self.queues.get_mut(&uid).ok_or_else(|| {
+            RestoreError::Corrupt(format!("message {uid:x}/{seq:x} of a missing queue"))
+        })?;
+        let id =
+            c.id.map_err(|id| RestoreError::Corrupt(format!("bad message id {id:?}")))?;
+        let group_name = c.extra.as_ref().and_then(|e| e.group_id.clone());
+        let group = q.intern_group(group_name.as_deref());
+        if c.enqueued_at != c.sent_at {
+            // Every build of format 1 wrote them equal; a difference is damage.
+            return Err(RestoreError::Corrupt(format!(
+                "message {uid:x}/{seq:x}: enqueue and send times differ"
+            )));
+        }
+        let mut msg = Message {
+            seq,
+            body_md5: Md5::digest(c.body.as_bytes()).into(),
+            body: c.body.into(),
+            attributes: c.attributes.map(Box::new),
+            extra: c.extra,
+            group,
+            sent_at: c.sent_at,
+            state: s.state,
+            deadline: s.deadline,
+            receive_count: s.receive_count,
+            serial: s.serial,
+            first_receive_at: s.first_receive_at,
+            received_at: s.received_at,
+            visibility_changed: s.visibility_changed,
+        };
+        msg.set_id(id, &self.keys);
+        q.insert(msg, &mut self.journal);
+        Ok(())
+    }
+
+    /// One record into `into`. A function of its own rather than the body of `restore`'s loop:
+    /// V8 runs a wasm function that is already running in its baseline code until it returns
+    /// (no on-stack replacement), so a loop body that is a call gets the optimised code after a
+    /// few records, where an inlined one would stay slow through the whole first restore.
+    #[inline(never)]
+    fn read_record<'a>(
+        &mut self,
+        key: &'a str,
+        value: &'a [u8],
+        into: &mut Read<'a>,
+    ) -> Result<(), RestoreError> {
+        let corrupt = |what: &str| RestoreError::Corrupt(format!("record {key:?}: {what}"));
+        let mut segments = key.split('/');
+        let parts = [
+            segments.next(),
+            segments.next(),
+            segments.next(),
+            segments.next(),
+        ];
+        let hex = |s: &str| reader::key_hex(s).ok_or_else(|| corrupt("bad key"));
+        let text = std::str::from_utf8(value).map_err(|e| corrupt(&e.to_string()))?;
+        // One general JSON reader (text into `Value`) for every record the fast reader does
+        // not take: each reader type is more wasm.
+        let parse = || -> Result<Value, RestoreError> {
+            serde_json::from_str(text).map_err(|e| corrupt(&e.to_string()))
+        };
+        macro_rules! read {
+            ($r:expr $(,)?) => {
+                $r.map_err(|e: String| corrupt(&e))
+            };
+        }
+        match parts {
+            [Some("m"), Some(q), Some(s), None] => {
+                let record = match reader::content(text) {
+                    Some(record) => record,
+                    None => {
+                        let v = parse()?;
+                        read!(content_from_value(&v))?
+                    }
+                };
+                into.contents.push(((hex(q)?, hex(s)?), record));
+                return Ok(());
+            }
+            [Some("s"), Some(q), Some(s), None] => {
+                let record = match reader::state(text) {
+                    Some(record) => record,
+                    None => {
+                        let v = parse()?;
+                        read!(state_from_value(&v))?
+                    }
+                };
+                into.states.push(((hex(q)?, hex(s)?), record));
+                return Ok(());
+            }
+            _ => {}
+        }
+        let v = parse()?;
+        let f = Fields::of(&v).map_err(|e| corrupt(&e))?;
+        match parts {
+            [Some("meta"), None, ..] => {
+                let version = v.get("v").and_then(|v| v.as_u64()).unwrap_or(0) as u32;
+                if version > FORMAT_VERSION {
+                    return Err(RestoreError::UnsupportedVersion {
+                        found: version,
+                        supported: FORMAT_VERSION,
+                    });
+                }
+                read!(f.u32("v"))?;
+                into.meta = Some(MetaRecord {
+                    seed: read!(f.opt_u64("seed"))?,
+                    next_seq: read!(f.u64("next_seq"))?,
+                    next_queue: read!(f.u64("next_queue"))?,
+                    next_task: read!(f.u64("next_task"))?,
+                });
+            }
+            [Some("q"), Some(q), None, _] => {
+                let Some(Value::Object(tag_map)) = f.opt("tags") else {
+                    return Err(corrupt("invalid value for field `tags`"));
+                };
+                let tags = tag_map
+                    .iter()
+                    .map(|(k, v)| Ok((k.clone(), v.as_str().ok_or(())?.to_string())))
+                    .try_into_map()
+                    .map_err(|()| corrupt("invalid value for field `tags`"))?;
+                let attrs = f
+                    .opt("attrs")
+                    .ok_or_else(|| corrupt("missing field `attrs`"))?;
+                let record = QueueRecord {
+                    name: read!(f.string("name"))?,
+                    attrs: read!(codec::read_attributes(attrs))?,
+                    tags,
+                    created_at: read!(f.u64("created_at"))?,
+                    modified_at: read!(f.u64("modified_at"))?,
+                    last_purge: read!(f.opt_u64("last_purge"))?,
+                    dedup_per_group: read!(f.bool("dedup_per_group"))?,
+                    next_dedup: read!(f.u64("next_dedup"))?,
+                    next_attempt: read!(f.opt_u64("next_attempt"))?.unwrap_or(0),
+                };
+                into.queues.push((hex(q)?, record));
+            }
+            [Some("d"), Some(q), Some(n), None] => {
+                let record = DedupRecord {
+                    key: read!(f.string("key"))?,
+                    expires_at: read!(f.u64("expires_at"))?,
+                    message_id: read!(f.string("message_id"))?,
+                    seq: read!(f.u64("seq"))?,
+                };
+                into.dedups.push((hex(q)?, hex(n)?, record));
+            }
+            [Some("a"), Some(q), Some(_), None] => {
+                let attempt = f
+                    .opt("attempt")
+                    .ok_or_else(|| corrupt("missing field `attempt`"))?;
+                let record = AttemptRecord {
+                    id: read!(f.string("id"))?,
+                    attempt: read!(codec::read_attempt(attempt))?,
+                };
+                into.attempts.push((hex(q)?, record));
+            }
+            [Some("x"), Some(name), None, _] => {
+                let at = read!(f.u64("at"))?;
+                self.deleted_names.insert(name.to_string(), at);
+            }
+            [Some("t"), Some(t), None, _] => {
+                let task: MoveTask = read!(codec::read_task(&v))?;
+                if task.id != hex(t)? {
+                    return Err(corrupt("task id does not match its key"));
+                }
+                self.tasks.push(task);
+            }
+            _ => return Err(corrupt("unknown record kind")),
+        }
+        Ok(())
     }
 }

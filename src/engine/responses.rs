@@ -15,9 +15,15 @@ pub trait JsonResponse {
     /// Append the response's JSON text (what `serde_json::Value::to_string` gives for it).
     fn write_json(&self, out: &mut String);
 
+    /// About how many bytes the text takes: a batch response written into a buffer that grows
+    /// as it goes was reallocated and copied five or six times.
+    fn size_hint(&self) -> usize {
+        128
+    }
+
     /// The response's JSON text.
     fn to_json(&self) -> String {
-        let mut out = String::with_capacity(128);
+        let mut out = String::with_capacity(self.size_hint());
         self.write_json(&mut out);
         out
     }
@@ -102,7 +108,7 @@ impl BatchResultErrorEntry {
         o.str("Code", &self.code);
         o.str("Id", &self.id);
         o.str("Message", &self.message);
-        o.key("SenderFault")
+        o.member("SenderFault")
             .push_str(if self.sender_fault { "true" } else { "false" });
         o.end();
     }
@@ -142,15 +148,31 @@ pub type ChangeMessageVisibilityBatchResponse = BatchResponse<BatchResultEntry>;
 fn write_batch<T>(out: &mut String, b: &BatchResponse<T>, mut entry: impl FnMut(&mut String, &T)) {
     let mut o = Obj::new(out);
     if !b.failed.is_empty() {
-        list(o.key("Failed"), &b.failed, |out, f| f.write_json(out));
+        list(o.member("Failed"), &b.failed, |out, f| f.write_json(out));
     }
     if !b.successful.is_empty() {
-        list(o.key("Successful"), &b.successful, |out, s| entry(out, s));
+        list(o.member("Successful"), &b.successful, |out, s| {
+            entry(out, s)
+        });
     }
     o.end();
 }
 
+/// Room for a batch's `Failed` entries (code, message, id).
+fn failed_size(b: &BatchResponse<impl Sized>) -> usize {
+    b.failed
+        .iter()
+        .map(|f| f.id.len() + f.code.len() + f.message.len() + 64)
+        .sum()
+}
+
 impl JsonResponse for SendMessageBatchResponse {
+    fn size_hint(&self) -> usize {
+        // Id, MD5 and message id members: ~110 bytes besides the entry id.
+        let ok: usize = self.successful.iter().map(|s| s.id.len() + 128).sum();
+        32 + ok + failed_size(self)
+    }
+
     fn write_json(&self, out: &mut String) {
         write_batch(out, self, |out, s| {
             let mut o = Obj::new(out);
@@ -162,6 +184,11 @@ impl JsonResponse for SendMessageBatchResponse {
 }
 
 impl JsonResponse for DeleteMessageBatchResponse {
+    fn size_hint(&self) -> usize {
+        let ok: usize = self.successful.iter().map(|s| s.id.len() + 10).sum();
+        32 + ok + failed_size(self)
+    }
+
     fn write_json(&self, out: &mut String) {
         write_batch(out, self, |out, s| {
             let mut o = Obj::new(out);
@@ -194,10 +221,21 @@ pub struct ReceiveMessageResponse {
 }
 
 impl JsonResponse for ReceiveMessageResponse {
+    fn size_hint(&self) -> usize {
+        // Member names, the message id and the MD5: ~130 bytes besides body and handle;
+        // attributes are rare enough to be left to growth.
+        let each: usize = self
+            .messages
+            .iter()
+            .map(|m| m.body.len() + m.receipt_handle.len() + 160)
+            .sum();
+        16 + each
+    }
+
     fn write_json(&self, out: &mut String) {
         let mut o = Obj::new(out);
         if !self.messages.is_empty() {
-            list(o.key("Messages"), &self.messages, |out, m| {
+            list(o.member("Messages"), &self.messages, |out, m| {
                 m.write_json(out)
             });
         }
@@ -209,9 +247,9 @@ impl ReceivedMessage {
     fn write_json(&self, out: &mut String) {
         let mut o = Obj::new(out);
         if !self.attributes.is_empty() {
-            let mut a = Obj::new(o.key("Attributes"));
+            let mut a = Obj::new(o.member("Attributes"));
             for (k, v) in &self.attributes {
-                a.str(k, v);
+                string(a.key(k), v);
             }
             a.end();
         }
@@ -222,7 +260,7 @@ impl ReceivedMessage {
             self.md5_of_message_attributes.as_deref(),
         );
         if !self.message_attributes.is_empty() {
-            let mut a = Obj::new(o.key("MessageAttributes"));
+            let mut a = Obj::new(o.member("MessageAttributes"));
             for (k, v) in &self.message_attributes {
                 write_attribute(a.key(k), v);
             }
@@ -240,7 +278,7 @@ fn write_attribute(out: &mut String, v: &MessageAttributeValue) {
     let mut o = Obj::new(out);
     if !v.binary_list_values.is_empty() {
         list(
-            o.key("BinaryListValues"),
+            o.member("BinaryListValues"),
             &v.binary_list_values,
             |out, b| string(out, &b64.encode(b)),
         );
@@ -251,7 +289,7 @@ fn write_attribute(out: &mut String, v: &MessageAttributeValue) {
     o.str("DataType", &v.data_type);
     if !v.string_list_values.is_empty() {
         list(
-            o.key("StringListValues"),
+            o.member("StringListValues"),
             &v.string_list_values,
             |out, s| string(out, s),
         );

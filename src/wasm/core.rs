@@ -6,8 +6,9 @@
 //! JS before anything is shown to the caller.
 
 use super::error::{restore_error, sqs_error, type_error};
-use super::packed::{self, Records};
+use super::packed::Records;
 use super::{convert, http};
+use crate::changes::PackedBatch;
 use crate::context::CallContext;
 use crate::protocol;
 use crate::service::Service;
@@ -38,8 +39,13 @@ impl WasqCore {
                 .dyn_ref::<Uint8Array>()
                 .ok_or_else(|| type_error("records must be a Uint8Array of packed records"))?
                 .to_vec();
+            // The restored engine takes about as much heap again as its records: reserve it in
+            // one `memory.grow` (freed at once, dlmalloc keeps it) rather than in many steps.
+            let mut room: Vec<u8> = Vec::new();
+            let _ = room.try_reserve_exact(bytes.len().saturating_mul(3) / 2);
+            drop(room);
             let mut records = Records::new(&bytes);
-            let restored = Service::restore(config, &mut records);
+            let restored = Service::restore_borrowed(config, &mut records);
             // A malformed buffer ends the records early, so its reason wins over what the restore
             // made of the partial list.
             if let Some(why) = records.error() {
@@ -178,7 +184,10 @@ impl WasqCore {
     /// or `undefined` when there are none.
     #[wasm_bindgen(js_name = takeChanges)]
     pub fn take_changes(&mut self) -> Result<Option<Vec<u8>>, JsValue> {
-        packed::encode_changes(&self.service.take_changes())
+        let mut batch = PackedBatch::default();
+        self.service.drain_changes(&mut batch);
+        batch
+            .finish()
             .map_err(|_| type_error("a storage record is 4 GiB or larger"))
     }
 

@@ -3,11 +3,12 @@
 //! The package ships every byte of wasm, and derived `Serialize`/`Deserialize` on the record
 //! types cost tens of KB (one serializer, deserializer, visitor and `Option<T>` reader per type
 //! and field type, plus float formatting for serde's error messages). Writing appends to one
-//! buffer; reading goes through `serde_json::Value`, whose parser the protocol layer needs anyway.
+//! buffer through the responses' writer (`json_out`); reading goes through `serde_json::Value`, whose parser the protocol layer needs anyway.
 //! The format is exactly what the derives produced (field names, order, omitted fields), so
 //! stores written before stay readable and new ones are byte-for-byte the same.
 
 use super::super::attributes::{QueueAttributes, RedriveAllowPolicy, RedrivePolicy};
+use super::super::json_out::{string, Obj};
 use super::super::message::{MessageExtra, MessageState};
 use super::super::move_tasks::MoveTask;
 use super::super::queue::Attempt;
@@ -16,150 +17,54 @@ use crate::model::{MessageAttributeValue, MessageAttributes};
 use base64::Engine as _;
 use serde_json::{Map, Value};
 
-/// One JSON object being written. Keys are plain identifiers, so they need no escaping.
-pub(super) struct Obj(Vec<u8>);
-
-impl Obj {
-    pub(super) fn new() -> Self {
-        // Most records (a message's state and content) fit without growing.
-        let mut out = Vec::with_capacity(192);
-        out.push(b'{');
-        Obj(out)
-    }
-
-    fn key(&mut self, key: &str) -> &mut Vec<u8> {
-        if self.0.len() > 1 {
-            self.0.push(b',');
-        }
-        self.0.push(b'"');
-        self.0.extend_from_slice(key.as_bytes());
-        self.0.extend_from_slice(b"\":");
-        &mut self.0
-    }
-
-    pub(super) fn u64(&mut self, key: &str, v: u64) -> &mut Self {
-        push_u64(self.key(key), v);
-        self
-    }
-
-    pub(super) fn opt_u64(&mut self, key: &str, v: Option<u64>) -> &mut Self {
-        match v {
-            Some(v) => self.u64(key, v),
-            None => self.raw(key, b"null"),
-        }
-    }
-
-    pub(super) fn bool(&mut self, key: &str, v: bool) -> &mut Self {
-        self.raw(key, if v { b"true" } else { b"false" })
-    }
-
-    pub(super) fn str(&mut self, key: &str, v: &str) -> &mut Self {
-        push_str(self.key(key), v);
-        self
-    }
-
-    pub(super) fn opt_str(&mut self, key: &str, v: Option<&str>) -> &mut Self {
-        match v {
-            Some(v) => self.str(key, v),
-            None => self.raw(key, b"null"),
-        }
-    }
-
-    /// A value already written as JSON (a nested object or array, or a literal).
-    pub(super) fn raw(&mut self, key: &str, json: &[u8]) -> &mut Self {
-        self.key(key).extend_from_slice(json);
-        self
-    }
-
-    pub(super) fn finish(&mut self) -> Vec<u8> {
-        let mut out = std::mem::take(&mut self.0);
-        out.push(b'}');
-        out
-    }
+/// A value written into a fresh buffer by `write` (the nested parts of a record).
+fn json(write: impl FnOnce(&mut String)) -> String {
+    let mut out = String::new();
+    write(&mut out);
+    out
 }
 
-/// Decimal digits without a `String` per number (a state record has six).
-fn push_u64(out: &mut Vec<u8>, mut v: u64) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        if let Some(d) = digits.get_mut(i) {
-            *d = b'0' + (v % 10) as u8;
-        }
-        v /= 10;
-        if v == 0 || i == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(digits.get(i..).unwrap_or_default());
-}
-
-fn push_str(out: &mut Vec<u8>, s: &str) {
-    // Writing a &str to a Vec cannot fail.
-    let _ = serde_json::to_writer(&mut *out, s);
-}
-
-fn array<I: Iterator<Item = Vec<u8>>>(items: I) -> Vec<u8> {
-    let mut out = vec![b'['];
+fn array<I: Iterator<Item = String>>(items: I) -> String {
+    let mut out = String::from("[");
     for (i, item) in items.enumerate() {
         if i > 0 {
-            out.push(b',');
+            out.push(',');
         }
-        out.extend_from_slice(&item);
+        out.push_str(&item);
     }
-    out.push(b']');
+    out.push(']');
     out
 }
 
-fn str_json(s: &str) -> Vec<u8> {
-    let mut out = Vec::new();
-    push_str(&mut out, s);
-    out
+fn str_json(s: &str) -> String {
+    json(|out| string(out, s))
 }
 
 fn b64(bytes: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
-/// A string-keyed map of already-written values, keys in the map's (sorted) order.
-pub(super) fn map<'a, I: Iterator<Item = (&'a String, Vec<u8>)>>(entries: I) -> Vec<u8> {
-    let mut out = Obj::new();
-    for (k, v) in entries {
-        push_str(out.key_raw(), k);
-        out.0.push(b':');
-        out.0.extend_from_slice(&v);
-    }
-    out.finish()
-}
-
-impl Obj {
-    /// Starts an entry whose key the caller writes (escaped) itself.
-    fn key_raw(&mut self) -> &mut Vec<u8> {
-        if self.0.len() > 1 {
-            self.0.push(b',');
-        }
-        &mut self.0
-    }
-}
-
-pub(super) fn attributes_json(attrs: &QueueAttributes) -> Vec<u8> {
+pub(super) fn write_attributes(out: &mut String, attrs: &QueueAttributes) {
     let redrive = attrs.redrive_policy.as_ref().map(|r| {
-        Obj::new()
-            .str("dead_letter_target_arn", &r.dead_letter_target_arn)
-            .u64("max_receive_count", r.max_receive_count.into())
-            .finish()
+        json(|out| {
+            Obj::new(out)
+                .str("dead_letter_target_arn", &r.dead_letter_target_arn)
+                .u64("max_receive_count", r.max_receive_count.into())
+                .end()
+        })
     });
     let allow = attrs.redrive_allow_policy.as_ref().map(|r| {
-        Obj::new()
-            .str("permission", &r.permission)
-            .raw(
-                "source_queue_arns",
-                &array(r.source_queue_arns.iter().map(|a| str_json(a))),
-            )
-            .finish()
+        json(|out| {
+            Obj::new(out)
+                .str("permission", &r.permission)
+                .raw(
+                    "source_queue_arns",
+                    &array(r.source_queue_arns.iter().map(|a| str_json(a))),
+                )
+                .end()
+        })
     });
-    Obj::new()
+    Obj::new(out)
         .bool("fifo", attrs.fifo)
         .u64("delay_seconds", attrs.delay_seconds.into())
         .u64("maximum_message_size", attrs.maximum_message_size.into())
@@ -172,11 +77,11 @@ pub(super) fn attributes_json(attrs: &QueueAttributes) -> Vec<u8> {
             attrs.receive_message_wait_time_seconds.into(),
         )
         .u64("visibility_timeout", attrs.visibility_timeout.into())
-        .opt_str("policy", attrs.policy.as_deref())
-        .raw("redrive_policy", redrive.as_deref().unwrap_or(b"null"))
-        .raw("redrive_allow_policy", allow.as_deref().unwrap_or(b"null"))
-        .opt_str("kms_master_key_id", attrs.kms_master_key_id.as_deref())
-        .opt_u64(
+        .nullable("policy", attrs.policy.as_deref())
+        .raw("redrive_policy", redrive.as_deref().unwrap_or("null"))
+        .raw("redrive_allow_policy", allow.as_deref().unwrap_or("null"))
+        .nullable("kms_master_key_id", attrs.kms_master_key_id.as_deref())
+        .nullable_u64(
             "kms_data_key_reuse_period_seconds",
             attrs.kms_data_key_reuse_period_seconds.map(u64::from),
         )
@@ -187,12 +92,25 @@ pub(super) fn attributes_json(attrs: &QueueAttributes) -> Vec<u8> {
         )
         .str("deduplication_scope", &attrs.deduplication_scope)
         .str("fifo_throughput_limit", &attrs.fifo_throughput_limit)
-        .finish()
+        .end()
 }
 
-pub(in crate::engine) fn message_attributes_json(attrs: &MessageAttributes) -> Vec<u8> {
-    map(attrs.iter().map(|(name, a)| {
-        let mut o = Obj::new();
+/// A string-keyed map, in the map's (sorted) order, each value written by `value`.
+pub(super) fn write_map<'a, V: 'a>(
+    out: &mut String,
+    entries: impl Iterator<Item = (&'a String, V)>,
+    mut value: impl FnMut(&mut String, V),
+) {
+    let mut o = Obj::new(out);
+    for (k, v) in entries {
+        value(o.key(k), v);
+    }
+    o.end();
+}
+
+pub(super) fn write_message_attributes(out: &mut String, attrs: &MessageAttributes) {
+    write_map(out, attrs.iter(), |out, a| {
+        let mut o = Obj::new(out);
         o.str("DataType", &a.data_type);
         if let Some(s) = &a.string_value {
             o.str("StringValue", s);
@@ -212,12 +130,12 @@ pub(in crate::engine) fn message_attributes_json(attrs: &MessageAttributes) -> V
                 &array(a.binary_list_values.iter().map(|b| str_json(&b64(b)))),
             );
         }
-        (name, o.finish())
-    }))
+        o.end();
+    })
 }
 
-pub(in crate::engine) fn extra_json(e: &MessageExtra) -> Vec<u8> {
-    let mut o = Obj::new();
+pub(super) fn write_extra(out: &mut String, e: &MessageExtra) {
+    let mut o = Obj::new(out);
     let fields = [
         ("trace_header", &e.trace_header),
         ("deduplication_id", &e.deduplication_id),
@@ -236,7 +154,17 @@ pub(in crate::engine) fn extra_json(e: &MessageExtra) -> Vec<u8> {
     if let Some(v) = &e.system_attributes_md5 {
         o.str("system_attributes_md5", v);
     }
-    o.finish()
+    o.end();
+}
+
+/// A message's attributes as record bytes (the internal transfers carry them too).
+pub(in crate::engine) fn message_attributes_json(attrs: &MessageAttributes) -> Vec<u8> {
+    json(|out| write_message_attributes(out, attrs)).into_bytes()
+}
+
+/// A message's extra fields as record bytes.
+pub(in crate::engine) fn extra_json(e: &MessageExtra) -> Vec<u8> {
+    json(|out| write_extra(out, e)).into_bytes()
 }
 
 pub(super) fn state_name(s: MessageState) -> &'static str {
@@ -247,32 +175,32 @@ pub(super) fn state_name(s: MessageState) -> &'static str {
     }
 }
 
-pub(super) fn attempt_json(a: &Attempt) -> Vec<u8> {
+pub(super) fn write_attempt(out: &mut String, a: &Attempt) {
     let deliveries = array(
         a.deliveries
             .iter()
-            .map(|(seq, serial)| format!("[{seq},{serial}]").into_bytes()),
+            .map(|(seq, serial)| format!("[{seq},{serial}]")),
     );
-    Obj::new()
+    Obj::new(out)
         .u64("expires_at", a.expires_at)
         .raw("deliveries", &deliveries)
         .u64("n", a.n)
-        .finish()
+        .end()
 }
 
-pub(super) fn task_json(t: &MoveTask) -> Vec<u8> {
-    Obj::new()
+pub(super) fn write_task(out: &mut String, t: &MoveTask) {
+    Obj::new(out)
         .u64("id", t.id)
         .str("source_arn", &t.source_arn)
-        .opt_str("destination_arn", t.destination_arn.as_deref())
-        .opt_u64("rate", t.rate.map(u64::from))
+        .nullable("destination_arn", t.destination_arn.as_deref())
+        .nullable_u64("rate", t.rate.map(u64::from))
         .str("status", &t.status)
         .u64("moved", t.moved)
         .u64("to_move", t.to_move)
         .u64("started_at", t.started_at)
-        .opt_str("failure_reason", t.failure_reason.as_deref())
+        .nullable("failure_reason", t.failure_reason.as_deref())
         .u64("stepped_to", t.stepped_to)
-        .finish()
+        .end()
 }
 
 /// The fields of one record object, read with the derives' rules: unknown fields are ignored,
@@ -496,6 +424,17 @@ pub(super) fn read_task(v: &Value) -> Result<MoveTask, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // The records' bytes, as `take_changes` hands them over.
+    fn attributes_json(a: &QueueAttributes) -> Vec<u8> {
+        json(|out| write_attributes(out, a)).into_bytes()
+    }
+    fn attempt_json(a: &Attempt) -> Vec<u8> {
+        json(|out| write_attempt(out, a)).into_bytes()
+    }
+    fn task_json(t: &MoveTask) -> Vec<u8> {
+        json(|out| write_task(out, t)).into_bytes()
+    }
 
     fn full_attributes() -> QueueAttributes {
         let mut a = QueueAttributes::new(true);
