@@ -137,7 +137,9 @@ pub(super) fn uuid(s: &str) -> Option<u128> {
     if b.len() != 36 {
         return parse_uuid(s);
     }
-    let mut v: u128 = 0;
+    // Two u64 halves: a u128 shift per digit is several instructions in wasm32.
+    let mut halves = [0u64; 2];
+    let mut digits = 0;
     for (i, c) in b.iter().enumerate() {
         if matches!(i, 8 | 13 | 18 | 23) {
             if *c != b'-' {
@@ -148,11 +150,16 @@ pub(super) fn uuid(s: &str) -> Option<u128> {
         let Some(d) = hex_digit(*c) else {
             return parse_uuid(s);
         };
-        v = (v << 4) | u128::from(d);
+        if let Some(h) = halves.get_mut(digits / 16) {
+            *h = (*h << 4) | u64::from(d);
+        }
+        digits += 1;
     }
-    Some(v)
+    let [hi, lo] = halves;
+    Some((u128::from(hi) << 64) | u128::from(lo))
 }
 
+#[inline(always)]
 fn hex_digit(c: u8) -> Option<u8> {
     match c {
         b'0'..=b'9' => Some(c - b'0'),
