@@ -43,7 +43,12 @@ pub fn md5_of_attributes<'a, I>(attrs: I) -> Option<String>
 where
     I: IntoIterator<Item = (&'a str, &'a MessageAttributeValue)>,
 {
-    let mut sorted: Vec<(&str, &MessageAttributeValue)> = attrs.into_iter().collect();
+    digest_attributes(attrs.into_iter().collect())
+}
+
+/// The body of [`md5_of_attributes`], not generic, so that every caller shares one copy of the
+/// sort (a sort is kilobytes of wasm per instantiation; issue #3).
+fn digest_attributes(mut sorted: Vec<(&str, &MessageAttributeValue)>) -> Option<String> {
     if sorted.is_empty() {
         return None;
     }

@@ -187,7 +187,8 @@ impl Engine {
         let decoded: Value = base64::engine::general_purpose::STANDARD
             .decode(handle.as_bytes())
             .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
+            .and_then(|b| String::from_utf8(b).ok())
+            .and_then(|text| serde_json::from_str(&text).ok())
             .ok_or_else(malformed)?;
         let id: u64 = decoded
             .get("taskId")

@@ -6,6 +6,7 @@
 //! type is a `SerializationException`, as AWS's JSON protocol reports it.
 
 use crate::error::SqsError;
+use crate::maps::TryIntoMap;
 use crate::model::{MessageAttributeValue, MessageAttributes};
 use base64::Engine as _;
 use serde_json::{Map, Value};
@@ -63,7 +64,7 @@ impl<'a> Params<'a> {
         as_map(v, key)?
             .iter()
             .map(|(k, v)| as_str(v, key).map(|s| (k.clone(), s.to_string())))
-            .collect::<Result<_, _>>()
+            .try_into_map()
             .map(Some)
     }
 

@@ -622,8 +622,6 @@ impl Queue {
 
     /// Every message's sequence, in send order (for purge, delete and peek; not a hot path).
     pub(crate) fn seqs_in_order(&self) -> Vec<u64> {
-        let mut seqs: Vec<u64> = self.messages.keys().copied().collect();
-        seqs.sort_unstable();
-        seqs
+        self.messages.seqs_in_order()
     }
 }

@@ -11,6 +11,7 @@ use super::{int_in_range, Engine};
 use crate::digest;
 use crate::error::{invalid_value, SqsError};
 use crate::events::EventKind;
+use crate::maps::IntoMap;
 use crate::validate;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -373,7 +374,7 @@ impl Engine {
                 message_attributes = selected
                     .into_iter()
                     .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect();
+                    .into_map();
             }
         }
         ReceivedMessage {

@@ -26,6 +26,7 @@ use super::move_tasks::MoveTask;
 use super::queue::{Attempt, DedupEntry, Queue};
 use super::{Engine, EngineConfig};
 use crate::changes::ChangeSink;
+use crate::maps::TryIntoMap;
 use codec::Fields;
 use md5::{Digest, Md5};
 use serde_json::Value;
@@ -549,9 +550,9 @@ impl Engine {
                 };
                 let tags = tag_map
                     .iter()
-                    .map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
-                    .collect::<Option<_>>()
-                    .ok_or_else(|| corrupt("invalid value for field `tags`"))?;
+                    .map(|(k, v)| Ok((k.clone(), v.as_str().ok_or(())?.to_string())))
+                    .try_into_map()
+                    .map_err(|()| corrupt("invalid value for field `tags`"))?;
                 let attrs = f
                     .opt("attrs")
                     .ok_or_else(|| corrupt("missing field `attrs`"))?;

@@ -2,8 +2,9 @@
 
 use super::shapes::{Action, In, InMember};
 use crate::error::{invalid_value, SqsError};
+use crate::maps::IntoMap;
 use serde_json::{Map, Value};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Form parameters by name. A repeated name keeps its last value.
 pub type Params = BTreeMap<String, String>;
@@ -17,8 +18,12 @@ pub fn parse_form_into(params: &mut Params, text: &[u8]) {
 
 /// The entries `<prefix>.<N>.<rest>` (or `<prefix>.<N>` when `rest` is empty), grouped by `N` in
 /// numeric order. Non-numeric or zero indices are not part of the collection.
-fn indexed<'a>(params: &'a Params, prefix: &str) -> BTreeMap<u32, BTreeMap<&'a str, &'a str>> {
-    let mut out: BTreeMap<u32, BTreeMap<&str, &str>> = BTreeMap::new();
+///
+/// Grouped through a set of `(N, position)` pairs, the B-tree type the engine's indexes use,
+/// rather than maps of their own: each distinct B-tree type costs kilobytes of wasm (issue #3).
+fn indexed<'a>(params: &'a Params, prefix: &str) -> Vec<(u32, Entry<'a>)> {
+    let mut fields: Vec<(&str, &str)> = Vec::new();
+    let mut order: BTreeSet<(u64, u64)> = BTreeSet::new();
     let dotted = format!("{prefix}.");
     for (k, v) in params.range(dotted.clone()..) {
         let Some(tail) = k.strip_prefix(&dotted) else {
@@ -31,18 +36,45 @@ fn indexed<'a>(params: &'a Params, prefix: &str) -> BTreeMap<u32, BTreeMap<&'a s
         if n == 0 || !index.bytes().all(|b| b.is_ascii_digit()) {
             continue;
         }
-        out.entry(n).or_default().insert(rest, v.as_str());
+        order.insert((u64::from(n), fields.len() as u64));
+        fields.push((rest, v.as_str()));
+    }
+    let mut out: Vec<(u32, Entry)> = Vec::new();
+    for (n, i) in order {
+        let (Ok(n), Some(&field)) = (u32::try_from(n), fields.get(i as usize)) else {
+            continue;
+        };
+        match out.last_mut() {
+            Some((last, entry)) if *last == n => entry.0.push(field),
+            _ => out.push((n, Entry(vec![field]))),
+        }
     }
     out
 }
 
+/// The fields of one indexed entry (`rest` → value), in the order of their keys.
+struct Entry<'a>(Vec<(&'a str, &'a str)>);
+
+impl<'a> Entry<'a> {
+    /// The value of `field`: the last one, as a map would keep, when indices that differ only in
+    /// leading zeros (`1`, `01`) repeat it.
+    fn get(&self, field: &str) -> Option<&'a str> {
+        self.0
+            .iter()
+            .rev()
+            .find(|(k, _)| *k == field)
+            .map(|(_, v)| *v)
+    }
+}
+
 /// A sub-view of `params`: every `<prefix>.<rest>` as `rest`.
-fn sub_params(entry: &BTreeMap<&str, &str>) -> Params {
+fn sub_params(entry: &Entry) -> Params {
     entry
+        .0
         .iter()
         .filter(|(k, _)| !k.is_empty())
         .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
+        .into_map()
 }
 
 fn int(value: &str, name: &str) -> Result<Value, SqsError> {
@@ -54,19 +86,13 @@ fn int(value: &str, name: &str) -> Result<Value, SqsError> {
         .map_err(|_| invalid_value(value, name, "Must be an integer."))
 }
 
-fn required<'a>(
-    entry: &BTreeMap<&str, &'a str>,
-    field: &str,
-    prefix: &str,
-    n: u32,
-) -> Result<&'a str, SqsError> {
+fn required<'a>(entry: &Entry<'a>, field: &str, prefix: &str, n: u32) -> Result<&'a str, SqsError> {
     entry
         .get(field)
-        .copied()
         .ok_or_else(|| SqsError::MissingParameter(format!("{prefix}.{n}.{field}")))
 }
 
-fn message_attribute(entry: &BTreeMap<&str, &str>) -> Value {
+fn message_attribute(entry: &Entry) -> Value {
     let mut attr = Map::new();
     for (field, json) in [
         ("Value.DataType", "DataType"),
@@ -74,7 +100,7 @@ fn message_attribute(entry: &BTreeMap<&str, &str>) -> Value {
         ("Value.BinaryValue", "BinaryValue"),
     ] {
         if let Some(v) = entry.get(field) {
-            attr.insert(json.into(), Value::from(*v));
+            attr.insert(json.into(), Value::from(v));
         }
     }
     let params = sub_params(entry);
@@ -83,8 +109,8 @@ fn message_attribute(entry: &BTreeMap<&str, &str>) -> Value {
         ("Value.BinaryListValue", "BinaryListValues"),
     ] {
         let list: Vec<Value> = indexed(&params, prefix)
-            .values()
-            .filter_map(|e| e.get("").map(|v| Value::from(*v)))
+            .iter()
+            .filter_map(|(_, e)| e.get("").map(Value::from))
             .collect();
         if !list.is_empty() {
             attr.insert(json.into(), Value::Array(list));
@@ -102,8 +128,8 @@ fn structure(params: &Params, members: &[InMember]) -> Result<Map<String, Value>
             In::Int => params.get(m.query).map(|v| int(v, m.query)).transpose()?,
             In::List => {
                 let items: Vec<Value> = indexed(params, m.query)
-                    .values()
-                    .filter_map(|e| e.get("").map(|v| Value::from(*v)))
+                    .iter()
+                    .filter_map(|(_, e)| e.get("").map(Value::from))
                     .collect();
                 (!items.is_empty()).then_some(Value::Array(items))
             }
@@ -126,8 +152,8 @@ fn structure(params: &Params, members: &[InMember]) -> Result<Map<String, Value>
             }
             In::Entries(inner) => {
                 let mut list = Vec::new();
-                for e in indexed(params, m.query).values() {
-                    list.push(Value::Object(structure(&sub_params(e), inner)?));
+                for (_, e) in indexed(params, m.query) {
+                    list.push(Value::Object(structure(&sub_params(&e), inner)?));
                 }
                 // A Query batch without entries becomes an empty list, so the engine answers
                 // EmptyBatchRequest (spec §4.9: 0 entries) rather than MissingParameter.
@@ -227,6 +253,24 @@ mod tests {
         assert_eq!(
             convert("GetQueueAttributes", "AttributeName.1=All").unwrap(),
             json!({"AttributeNames": ["All"]})
+        );
+        // Indices equal but for leading zeros are one entry; the later key ("1" after "01")
+        // wins, within entries as for list items.
+        assert_eq!(
+            convert(
+                "GetQueueAttributes",
+                "AttributeName.1=B&AttributeName.01=A&AttributeName.2=C"
+            )
+            .unwrap(),
+            json!({"AttributeNames": ["B", "C"]})
+        );
+        assert_eq!(
+            convert(
+                "TagQueue",
+                "Tag.01.Key=k&Tag.1.Value=v1&Tag.01.Value=v0&Tag.2.Key=j&Tag.2.Value=w"
+            )
+            .unwrap(),
+            json!({"Tags": {"k": "v1", "j": "w"}})
         );
         assert_eq!(
             convert("UntagQueue", "TagKey.1=a&TagKey.2=b").unwrap(),

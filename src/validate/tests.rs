@@ -172,6 +172,22 @@ fn attribute_name_rules() {
         assert_eq!(check(&format!("{p}-Invalid-attr")), PREFIX, "{p:?}");
     }
     assert_eq!(check("Invalid."), PREFIX);
+    // The prefix check folds ASCII case only; it agrees with Unicode lowercasing, since no
+    // other character lowercases to these letters (the Kelvin sign lowercases to `k`, the
+    // dotted capital I to `i` and a combining dot).
+    for name in [
+        "ÄWS.x",
+        "\u{212A}aws.x",
+        "\u{130}x",
+        "AMAZON\u{212A}.x",
+        "aws-x",
+        "Åmazon.x",
+    ] {
+        let lower = name.to_lowercase();
+        let reserved = lower.starts_with("aws.") || lower.starts_with("amazon.");
+        let accepted = validate_message_attributes(&one(name, s("String", "v"))).is_ok();
+        assert_eq!(accepted, !reserved, "{name:?}");
+    }
     // Only the dotted prefix is reserved.
     assert_eq!(
         validate_message_attributes(&one("AWSome", s("String", "v"))),

@@ -13,8 +13,7 @@
 //! `(sent_at, seq)` index.
 
 use super::super::message::Message;
-use std::collections::btree_map::Entry;
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 
 /// Messages per run. Small enough that inserting into or removing from the middle of a run
 /// moves at most `RUN / 2` messages; large enough that the B-tree over runs costs ~2 bytes a
@@ -27,85 +26,118 @@ const FIRST: usize = 4;
 
 /// Messages in sequence order, in runs keyed by a sequence no greater than any of theirs and
 /// greater than every sequence of the run before. No run is empty.
+///
+/// The runs sit in a slab, found through a set of `(key, slot)` pairs rather than a map from key
+/// to run: the set is the same B-tree type as the queue's other indexes, and each distinct
+/// B-tree type costs kilobytes of wasm (issue #3).
 #[derive(Debug, Default)]
 struct Runs {
-    runs: BTreeMap<u64, VecDeque<Message>>,
+    index: BTreeSet<(u64, u64)>,
+    slots: Vec<VecDeque<Message>>,
+    /// Slots whose run was dropped, to reuse before the slab grows.
+    free: Vec<u64>,
     len: usize,
 }
 
 impl Runs {
-    /// Which run could hold `seq`. Sends touch the newest run and receives mostly the oldest,
-    /// so those two are tried before a search.
-    fn locate(&self, seq: u64) -> Option<Where> {
-        let (&last, _) = self.runs.last_key_value()?;
-        if last <= seq {
-            return Some(Where::Last);
+    /// `(key, slot)` of the run that could hold `seq`. Sends touch the newest run and receives
+    /// mostly the oldest, so those two are tried before a search.
+    fn locate(&self, seq: u64) -> Option<(u64, u64)> {
+        let last = *self.index.last()?;
+        if last.0 <= seq {
+            return Some(last);
         }
-        let (&first, run) = self.runs.first_key_value()?;
-        if seq < first {
+        let first = *self.index.first()?;
+        if seq < first.0 {
             return None;
         }
-        if run.back().is_some_and(|m| m.seq >= seq) {
-            return Some(Where::First);
+        if self.run(first.1)?.back().is_some_and(|m| m.seq >= seq) {
+            return Some(first);
         }
-        Some(Where::Search)
+        self.index.range(..=(seq, u64::MAX)).next_back().copied()
+    }
+
+    fn run(&self, slot: u64) -> Option<&VecDeque<Message>> {
+        self.slots.get(usize::try_from(slot).ok()?)
+    }
+
+    fn run_mut(&mut self, slot: u64) -> Option<&mut VecDeque<Message>> {
+        self.slots.get_mut(usize::try_from(slot).ok()?)
     }
 
     fn get(&self, seq: u64) -> Option<&Message> {
-        // `locate`, without looking up the run it names a second time.
-        let (&last, newest) = self.runs.last_key_value()?;
-        let run = if last <= seq {
-            newest
-        } else {
-            match self.runs.first_key_value()? {
-                (&first, _) if seq < first => return None,
-                (_, oldest) if oldest.back().is_some_and(|m| m.seq >= seq) => oldest,
-                _ => self.runs.range(..=seq).next_back()?.1,
-            }
-        };
+        let run = self.run(self.locate(seq)?.1)?;
         run.get(position(run, seq)?)
     }
 
     fn get_mut(&mut self, seq: u64) -> Option<&mut Message> {
-        let run = match self.locate(seq)? {
-            Where::Last => self.runs.last_entry()?.into_mut(),
-            Where::First => self.runs.first_entry()?.into_mut(),
-            Where::Search => self.runs.range_mut(..=seq).next_back()?.1,
-        };
+        let run = self.run_mut(self.locate(seq)?.1)?;
         let i = position(run, seq)?;
         run.get_mut(i)
     }
 
     fn first(&self) -> Option<&Message> {
-        self.runs.first_key_value().and_then(|(_, r)| r.front())
+        self.run(self.index.first()?.1)?.front()
     }
 
     fn last(&self) -> Option<&Message> {
-        self.runs.last_key_value().and_then(|(_, r)| r.back())
+        self.run(self.index.last()?.1)?.back()
+    }
+
+    /// File `run` under `key`, in a free slot if there is one.
+    fn add_run(&mut self, key: u64, run: VecDeque<Message>) {
+        let slot = match self.free.pop() {
+            Some(slot) => slot,
+            None => {
+                self.slots.push(VecDeque::new());
+                self.slots.len() as u64 - 1
+            }
+        };
+        if let Some(place) = self.run_mut(slot) {
+            *place = run;
+            self.index.insert((key, slot));
+        }
+    }
+
+    /// Take the run filed as `(key, slot)` out, freeing its slot.
+    fn take_run(&mut self, (key, slot): (u64, u64)) -> VecDeque<Message> {
+        self.index.remove(&(key, slot));
+        let run = self.run_mut(slot).map(std::mem::take).unwrap_or_default();
+        if self.index.is_empty() {
+            // Nothing left: give the slab back rather than keep a slot per run of the past.
+            self.slots = Vec::new();
+            self.free = Vec::new();
+        } else {
+            self.free.push(slot);
+        }
+        run
     }
 
     /// Add a message whose sequence is not present yet.
     fn insert(&mut self, msg: Message) {
         let seq = msg.seq;
         self.len += 1;
-        let Some((_, run)) = self.runs.range_mut(..=seq).next_back() else {
+        let Some((_, slot)) = self.index.range(..=(seq, u64::MAX)).next_back().copied() else {
             // Before every run: join the first run under a new key if it has room.
-            let run = match self.runs.first_entry() {
-                Some(first) if first.get().len() < RUN => {
-                    let mut run = first.remove();
+            let run = match self.index.first().copied() {
+                Some(first) if self.run(first.1).is_some_and(|r| r.len() < RUN) => {
+                    let mut run = self.take_run(first);
                     grow(&mut run);
                     run.push_front(msg);
                     run
                 }
                 _ => new_run(msg),
             };
-            self.runs.insert(seq, run);
+            self.add_run(seq, run);
+            return;
+        };
+        let Some(run) = self.run_mut(slot) else {
             return;
         };
         let i = run.partition_point(|m| m.seq < seq);
         if i == run.len() && run.len() >= RUN {
             // The usual case, appending to a full run: a new run, so runs end up full.
-            self.runs.insert(seq, new_run(msg));
+            self.add_run(seq, new_run(msg));
             return;
         }
         grow(run);
@@ -115,45 +147,39 @@ impl Runs {
             run.shrink_to_fit();
             tail.reserve_exact(RUN.saturating_sub(tail.len()));
             if let Some(key) = tail.front().map(|m| m.seq) {
-                self.runs.insert(key, tail);
+                self.add_run(key, tail);
             }
         }
     }
 
     fn remove(&mut self, seq: u64) -> Option<Message> {
         let place = self.locate(seq)?;
-        let newest = match place {
-            Where::Last => true,
-            Where::First => self.runs.len() == 1,
-            Where::Search => false,
-        };
-        let mut entry = match place {
-            Where::Last => self.runs.last_entry()?,
-            Where::First => self.runs.first_entry()?,
-            Where::Search => {
-                let key = *self.runs.range(..=seq).next_back()?.0;
-                match self.runs.entry(key) {
-                    Entry::Occupied(e) => e,
-                    Entry::Vacant(_) => return None,
-                }
-            }
-        };
-        let run = entry.get_mut();
+        let newest = self.index.last() == Some(&place);
+        let run = self.run_mut(place.1)?;
         let i = position(run, seq)?;
         let msg = run.remove(i)?;
-        self.len -= 1;
         if run.is_empty() {
-            entry.remove();
+            self.take_run(place);
         } else if !newest && run.len() * 4 <= run.capacity() {
             // A run left mostly empty by out-of-order deletes gives its memory back; the newest
             // run keeps its capacity for the next sends.
             run.shrink_to_fit();
         }
+        self.len -= 1;
         Some(msg)
     }
 
+    /// Every message, in no particular order.
     fn values(&self) -> impl Iterator<Item = &Message> {
-        self.runs.values().flatten()
+        self.slots.iter().flatten()
+    }
+
+    /// Every message, in sequence order.
+    fn in_order(&self) -> impl Iterator<Item = &Message> {
+        self.index
+            .iter()
+            .filter_map(|&(_, slot)| self.run(slot))
+            .flatten()
     }
 }
 
@@ -167,13 +193,6 @@ fn position(run: &VecDeque<Message>, seq: u64) -> Option<usize> {
         }
     }
     run.binary_search_by_key(&seq, |m| m.seq).ok()
-}
-
-#[derive(Clone, Copy)]
-enum Where {
-    Last,
-    First,
-    Search,
 }
 
 /// Make room for one more message in a run that is not full.
@@ -265,9 +284,19 @@ impl Messages {
         self.ordered.values().chain(self.others.values())
     }
 
-    /// Every message's sequence, in no particular order.
-    pub(crate) fn keys(&self) -> impl Iterator<Item = &u64> {
-        self.values().map(|m| &m.seq)
+    /// Every message's sequence, in order: the two stores' runs merged (no sort, which would be
+    /// one more instantiation in the wasm).
+    pub(crate) fn seqs_in_order(&self) -> Vec<u64> {
+        let mut out = Vec::with_capacity(self.ordered.len + self.others.len);
+        let mut others = self.others.in_order().map(|m| m.seq).peekable();
+        for seq in self.ordered.in_order().map(|m| m.seq) {
+            while let Some(other) = others.next_if(|o| *o < seq) {
+                out.push(other);
+            }
+            out.push(seq);
+        }
+        out.extend(others);
+        out
     }
 }
 
@@ -299,7 +328,7 @@ mod tests {
     #[test]
     fn agrees_with_a_sorted_map() {
         let mut store = Messages::default();
-        let mut model: BTreeMap<u64, u64> = BTreeMap::new();
+        let mut model: std::collections::BTreeMap<u64, u64> = Default::default();
         // A small deterministic generator: the test needs variety, not quality.
         let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
         let mut next = move || {
@@ -340,7 +369,11 @@ mod tests {
                 model.len(),
                 "step {step}"
             );
-            assert_eq!(store.keys().count(), model.len(), "step {step}");
+            assert_eq!(store.values().count(), model.len(), "step {step}");
+            if step % 100 == 0 {
+                let in_order: Vec<u64> = model.keys().copied().collect();
+                assert_eq!(store.seqs_in_order(), in_order, "step {step}");
+            }
             let oldest = model.iter().map(|(s, at)| (*at, *s)).min();
             assert_eq!(store.oldest(), oldest, "step {step}");
             let probe = next() % (seq + 10);
@@ -349,7 +382,7 @@ mod tests {
                 model.get(&probe).copied()
             );
         }
-        let mut seqs: Vec<u64> = store.keys().copied().collect();
+        let mut seqs: Vec<u64> = store.values().map(|m| m.seq).collect();
         seqs.sort_unstable();
         assert_eq!(seqs, model.keys().copied().collect::<Vec<_>>());
         for s in seqs {
