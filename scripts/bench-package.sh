@@ -6,11 +6,14 @@
 # target/bench-package.jsonl.
 #
 #   scripts/bench-package.sh [--rounds N] [--seconds S] [--no-build] [--no-sdk] [--baseline DIR]
+#                            [--restore-only]
 #
 # It benchmarks a snapshot of pkg/ (copied after building) so that another build of pkg/ during
 # the run cannot change what is measured half-way. --baseline DIR also runs the Node bench on
 # another built package (say, a copy of pkg/ from before a change) in every round, right after
-# the current one, and the summary shows both side by side.
+# the current one, and the summary shows both side by side. --restore-only runs only
+# bench/restore.mjs (instantiate + recover 100,000 messages: a standard and a FIFO queue in
+# MemoryStorage, a standard queue in FileStorage), current and baseline alternately, no native side.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,6 +21,7 @@ rounds=3
 seconds=2
 build=1
 baseline=""
+restore_only=0
 node_flags=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -26,6 +30,7 @@ while [[ $# -gt 0 ]]; do
     --no-build) build=0; shift ;;
     --no-sdk) node_flags+=(--no-sdk); shift ;;
     --baseline) baseline="$2"; shift 2 ;;
+    --restore-only) restore_only=1; shift ;;
     *) echo "bench-package: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -45,6 +50,49 @@ if [[ -n "$baseline" ]]; then
     exit 2
   fi
   cp -R "$baseline" "$BASE_SNAP"
+fi
+
+if [[ $restore_only == 1 ]]; then
+  readonly RESTORE_OUT=target/bench-restore.jsonl
+  : >"$RESTORE_OUT"
+  echo "bench-package: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), node $(node --version)," \
+    "$rounds rounds of recovery only"
+  for round in $(seq 1 "$rounds"); do
+    for setup in "standard memory" "fifo memory" "standard file"; do
+      read -r queue storage <<<"$setup"
+      sides=("wasm $SNAP")
+      [[ -n "$baseline" ]] && sides+=("baseline $BASE_SNAP")
+      for side in "${sides[@]}"; do
+        read -r name dir <<<"$side"
+        NODE_NO_WARNINGS=1 node --expose-gc bench/restore.mjs --pkg "$dir" --queue "$queue" --storage "$storage" |
+          sed "s/^{/{\"round\":$round,\"side\":\"$name\",/" >>"$RESTORE_OUT"
+      done
+    done
+  done
+  echo "bench-package: load $(cut -d' ' -f1-3 /proc/loadavg) after the run"
+  node --input-type=module - "$RESTORE_OUT" <<'JS'
+import { readFileSync } from "node:fs";
+const rows = readFileSync(process.argv[2], "utf8").trim().split("\n").map((l) => JSON.parse(l));
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const base = rows.some((r) => r.side === "baseline");
+const rounds = new Set(rows.map((r) => r.round)).size;
+console.log(`\nInstantiate + recover 100,000 messages, ms, medians of ${rounds} rounds (target < 300)\n`);
+console.log(`| queue, storage | figure |${base ? " baseline |" : ""} now |${base ? " × |" : ""}`);
+console.log(`|---|---|${base ? "---:|" : ""}---:|${base ? "---:|" : ""}`);
+for (const [queue, storage] of [["standard", "memory"], ["fifo", "memory"], ["standard", "file"]]) {
+  for (const [f, label] of [["instantiate_ms", "instantiate"], ["first_restore_ms", "first recover"], ["restore_ms", "recover, median of 5"], ["total_ms", "instantiate + first recover"]]) {
+    const of = (side) => median(rows.filter((r) => r.side === side && r.queue === queue && r.storage === storage).map((r) => r[f]));
+    const now = of("wasm");
+    const was = of("baseline");
+    console.log(`| ${queue}, ${storage} | ${label} |${base ? ` ${was.toFixed(1)} |` : ""} ${now.toFixed(1)} |${base ? ` ${(was / now).toFixed(2)} |` : ""}`);
+  }
+}
+JS
+  exit 0
 fi
 
 # The bench binary's path, so that rounds run it directly instead of through cargo. Its own

@@ -8,7 +8,7 @@
 import { wasm } from "./bindings.js";
 import { SystemClock } from "./clock.js";
 import { MemoryStorage } from "./storage/memory.js";
-import { COMMIT_PACKED, LOAD_PACKED, packRecords, unpackBatch } from "./storage/batch.js";
+import { COMMIT_PACKED, LOAD_PACKED, PACKED_LOADS, packRecords, unpackBatch } from "./storage/batch.js";
 import { Waiters } from "./waiters.js";
 
 // Entry points for the HTTP handlers (same package, not public API): symbols keep them off the
@@ -336,9 +336,19 @@ export class Engine {
   /** A core over everything the storage holds, its event feed set as the listeners need. */
   #newCore() {
     const storage = this.#storage;
+    const { WasqCore } = wasm();
     // With no storage there is nothing to restore, and no failed commit to rebuild after.
-    const records = storage === null ? undefined : storage.loadAll === MEMORY.loadAll ? storage[LOAD_PACKED]() : packRecords(storage.loadAll());
-    const core = new (wasm().WasqCore)(this.#coreOptions, records);
+    let records;
+    if (storage !== null) {
+      // The records are written straight into the wasm memory: one copy of each.
+      const into = (size) => {
+        records = WasqCore.recordsBuffer(size);
+        return records.view();
+      };
+      if (PACKED_LOADS.has(storage.loadAll)) storage[LOAD_PACKED](into);
+      else packRecords(storage.loadAll(), into);
+    }
+    const core = records === undefined ? new WasqCore(this.#coreOptions, undefined) : WasqCore.restore(this.#coreOptions, records);
     core.setEventFeed(this.#eventFeed);
     return core;
   }

@@ -98,6 +98,21 @@ fn content_from_value(v: &Value) -> Result<reader::Content<'static>, String> {
     })
 }
 
+/// A deduplication record that the fast reader did not take, through the general path (fields
+/// read in the order they always were, so the same one is named when several are wrong).
+fn dedup_from_value(v: &Value) -> Result<reader::Dedup<'static>, String> {
+    let f = Fields::of(v)?;
+    let key = f.string("key")?.into();
+    let expires_at = f.u64("expires_at")?;
+    let message_id = f.string("message_id")?;
+    Ok(reader::Dedup {
+        key,
+        expires_at,
+        message_id: reader::uuid(&message_id).ok_or(message_id),
+        seq: f.u64("seq")?,
+    })
+}
+
 /// A state record that the fast reader did not take, through the general path.
 fn state_from_value(v: &Value) -> Result<reader::State, String> {
     let f = Fields::of(v)?;
@@ -120,15 +135,8 @@ struct Read<'a> {
     queues: Vec<(u64, QueueRecord)>,
     contents: Vec<((u64, u64), reader::Content<'a>)>,
     states: Vec<((u64, u64), reader::State)>,
-    dedups: Vec<(u64, u64, DedupRecord)>,
+    dedups: Vec<(u64, u64, reader::Dedup<'a>)>,
     attempts: Vec<(u64, AttemptRecord)>,
-}
-
-struct DedupRecord {
-    key: String,
-    expires_at: u64,
-    message_id: String,
-    seq: u64,
 }
 
 struct AttemptRecord {
@@ -379,11 +387,11 @@ impl Engine {
             let Some(q) = engine.queues.get_mut(&uid) else {
                 continue;
             };
-            let message_id = reader::uuid(&d.message_id).ok_or_else(|| {
-                RestoreError::Corrupt(format!("bad message id {:?}", d.message_id))
-            })?;
+            let message_id = d
+                .message_id
+                .map_err(|id| RestoreError::Corrupt(format!("bad message id {id:?}")))?;
             q.remember_dedup(
-                d.key,
+                d.key.into_owned(),
                 DedupEntry {
                     expires_at: d.expires_at,
                     message_id,
@@ -504,6 +512,17 @@ impl Engine {
                 into.states.push(((hex(q)?, hex(s)?), record));
                 return Ok(());
             }
+            [Some("d"), Some(q), Some(n), None] => {
+                let record = match reader::dedup(text) {
+                    Some(record) => record,
+                    None => {
+                        let v = parse()?;
+                        read!(dedup_from_value(&v))?
+                    }
+                };
+                into.dedups.push((hex(q)?, hex(n)?, record));
+                return Ok(());
+            }
             _ => {}
         }
         let v = parse()?;
@@ -549,15 +568,6 @@ impl Engine {
                     next_attempt: read!(f.opt_u64("next_attempt"))?.unwrap_or(0),
                 };
                 into.queues.push((hex(q)?, record));
-            }
-            [Some("d"), Some(q), Some(n), None] => {
-                let record = DedupRecord {
-                    key: read!(f.string("key"))?,
-                    expires_at: read!(f.u64("expires_at"))?,
-                    message_id: read!(f.string("message_id"))?,
-                    seq: read!(f.u64("seq"))?,
-                };
-                into.dedups.push((hex(q)?, hex(n)?, record));
             }
             [Some("a"), Some(q), Some(_), None] => {
                 let attempt = f

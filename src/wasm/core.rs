@@ -5,8 +5,8 @@
 //! with `takeChanges` / `takeEvents` after each call, so a failed storage commit can be handled in
 //! JS before anything is shown to the caller.
 
-use super::error::{restore_error, sqs_error, type_error};
-use super::packed::Records;
+use super::error::{range_error, restore_error, sqs_error, type_error};
+use super::packed::{Records, RecordsBuffer};
 use super::{convert, http};
 use crate::changes::PackedBatch;
 use crate::context::CallContext;
@@ -27,37 +27,51 @@ pub struct WasqCore {
 #[wasm_bindgen]
 impl WasqCore {
     /// `new WasqCore(options?, records?)`: a fresh engine, or one restored from storage records
-    /// packed into one `Uint8Array` (the records layout of `packed.rs`).
+    /// packed into one `Uint8Array` (the records layout of `packed.rs`). The wrapper restores
+    /// through [`WasqCore::restore`] instead, which saves copying the records once more.
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue, records: JsValue) -> Result<WasqCore, JsValue> {
+        if records.is_undefined() || records.is_null() {
+            let config = convert::config(&options)?;
+            let seed = config.seed;
+            return Ok(WasqCore {
+                service: Service::new(config),
+                seed,
+                requests: 0,
+            });
+        }
+        let bytes = records
+            .dyn_ref::<Uint8Array>()
+            .ok_or_else(|| type_error("records must be a Uint8Array of packed records"))?
+            .to_vec();
+        WasqCore::restore(options, RecordsBuffer::from(bytes))
+    }
+
+    /// `WasqCore.restore(options, records)`: an engine restored from the records JS wrote into a
+    /// [`RecordsBuffer`], which this consumes.
+    pub fn restore(options: JsValue, records: RecordsBuffer) -> Result<WasqCore, JsValue> {
         let config = convert::config(&options)?;
         let seed = config.seed;
-        let service = if records.is_undefined() || records.is_null() {
-            Service::new(config)
-        } else {
-            let bytes = records
-                .dyn_ref::<Uint8Array>()
-                .ok_or_else(|| type_error("records must be a Uint8Array of packed records"))?
-                .to_vec();
-            // The restored engine takes about as much heap again as its records: reserve it in
-            // one `memory.grow` (freed at once, dlmalloc keeps it) rather than in many steps.
-            let mut room: Vec<u8> = Vec::new();
-            let _ = room.try_reserve_exact(bytes.len().saturating_mul(3) / 2);
-            drop(room);
-            let mut records = Records::new(&bytes);
-            let restored = Service::restore_borrowed(config, &mut records);
-            // A malformed buffer ends the records early, so its reason wins over what the restore
-            // made of the partial list.
-            if let Some(why) = records.error() {
-                return Err(type_error(why));
-            }
-            restored.map_err(|e| restore_error(&e))?
-        };
+        let bytes = records.into_bytes();
+        let mut records = Records::new(&bytes);
+        let restored = Service::restore_borrowed(config, &mut records);
+        // A malformed buffer ends the records early, so its reason wins over what the restore
+        // made of the partial list.
+        if let Some(why) = records.error() {
+            return Err(type_error(why));
+        }
         Ok(WasqCore {
-            service,
+            service: restored.map_err(|e| restore_error(&e))?,
             seed,
             requests: 0,
         })
+    }
+
+    /// `WasqCore.recordsBuffer(size)`: room in the wasm memory for `size` bytes of packed
+    /// records, for JS to write into through its `view()` and hand to [`WasqCore::restore`].
+    #[wasm_bindgen(js_name = recordsBuffer)]
+    pub fn records_buffer(size: usize) -> Result<RecordsBuffer, JsValue> {
+        RecordsBuffer::new(size).ok_or_else(|| range_error("no memory for the stored records"))
     }
 
     /// The seed in use (drawn at construction when none was given), so a rebuild can reuse it.

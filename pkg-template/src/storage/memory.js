@@ -4,6 +4,7 @@ import {
   checkBatch,
   COMMIT_PACKED,
   LOAD_PACKED,
+  PACKED_LOADS,
   concatEntries,
   entryValue,
   forEachPacked,
@@ -53,8 +54,8 @@ export class MemoryStorage {
     );
   }
 
-  [LOAD_PACKED]() {
-    return concatEntries(this.#records);
+  [LOAD_PACKED](into) {
+    return concatEntries(this.#records, into);
   }
 
   /** Number of records held (handy in tests and for size displays). */
@@ -64,3 +65,5 @@ export class MemoryStorage {
 
   close() {}
 }
+
+PACKED_LOADS.add(MemoryStorage.prototype.loadAll);

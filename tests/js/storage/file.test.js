@@ -200,3 +200,28 @@ test("FileStorage with fsync: false reports relaxed durability and flush() makes
   again.close();
   assert.throws(() => again.commit({ put: [["b", bytes("2")]] }), /closed/);
 });
+
+test("an Engine recovers from FileStorage, and through loadAll() when a subclass replaces it", async () => {
+  const { Engine, ManualClock } = await import("../../../pkg/entry/node.js");
+  const clock = new ManualClock(Date.parse("2026-01-01T00:00:00Z"));
+  const dir = tempDir();
+  const a = new Engine({ clock, storage: new FileStorage(dir), seed: 2 });
+  const QueueUrl = a.createQueue({ QueueName: "q" }).QueueUrl;
+  a.sendMessage({ QueueUrl, MessageBody: "on disk" });
+  a.close();
+  const b = new Engine({ clock, storage: new FileStorage(dir), seed: 2 });
+  assert.equal(b.peek(QueueUrl).messages[0].body, "on disk");
+  b.close();
+  let loads = 0;
+  class Filtered extends FileStorage {
+    loadAll() {
+      loads++;
+      // What a subclass's loadAll answers is what the Engine restores from: here, no messages.
+      return super.loadAll().filter(([key]) => !/\/[ms]\//.test(key));
+    }
+  }
+  const c = new Engine({ clock, storage: new Filtered(dir), seed: 2 });
+  assert.equal(loads, 1);
+  assert.equal(c.peek(QueueUrl).messages.length, 0);
+  c.close();
+});
