@@ -49,6 +49,10 @@ fn fifo_dlq_only(h: &mut Sqs) -> String {
 fn a_message_moves_between_engines_with_its_identity() {
     let mut a = Sqs::new();
     let (_, dlq) = dead_letter_fifo(&mut a, &["one", "two"]);
+    // What a receive in the source engine's DLQ would have shown, before anything moved.
+    let mut probe = a.restored();
+    let expected = probe.receive(&dlq, 10);
+    assert_eq!(bodies(&expected), ["one", "two"]);
     let exported = internal(
         &mut a,
         "ExportMessages",
@@ -57,10 +61,6 @@ fn a_message_moves_between_engines_with_its_identity() {
     .unwrap();
     let list = exported["Messages"].as_array().unwrap().clone();
     assert_eq!(list.len(), 2);
-    // What a receive in the source engine's DLQ would have shown, before anything moved.
-    let mut probe = a.restored();
-    let expected = probe.receive(&dlq, 10);
-    assert_eq!(bodies(&expected), ["one", "two"]);
 
     let mut b = Sqs::with_config(wasq::EngineConfig {
         seed: 7,
@@ -303,8 +303,14 @@ fn bad_input_is_refused_and_changes_nothing() {
 fn no_sqs_entry_point_reaches_the_internal_operations() {
     let mut a = Sqs::new();
     let (_, dlq) = dead_letter_fifo(&mut a, &["one"]);
-    let list =
-        internal(&mut a, "ExportMessages", json!({"QueueUrl": dlq})).unwrap()["Messages"].clone();
+    // Without a lock, so that the counts at the end show nothing changed.
+    let list = internal(
+        &mut a,
+        "ExportMessages",
+        json!({"QueueUrl": dlq, "VisibilityTimeout": 0}),
+    )
+    .unwrap()["Messages"]
+        .clone();
     let ids = json!([list[0]["MessageId"]]);
     for op in ["ImportMessages", "RemoveMessages", "ExportMessages"] {
         let e = a.err(
@@ -345,5 +351,134 @@ fn no_sqs_entry_point_reaches_the_internal_operations() {
         assert!(String::from_utf8_lossy(&r.body).contains("<Code>InvalidAction</Code>"));
         assert!(a.svc.take_changes().is_empty());
     }
+    assert_eq!(a.counts(&dlq), (1, 0, 0));
+}
+
+fn ids_of(list: &Value) -> Vec<Value> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["MessageId"].clone())
+        .collect()
+}
+
+#[test]
+fn an_export_hides_its_messages_until_the_deadline_as_a_receive_does() {
+    let mut a = Sqs::new();
+    let dlq = a.create("dlq", json!({}));
+    for body in ["one", "two", "three"] {
+        a.send(&dlq, body);
+    }
+    let list = internal(
+        &mut a,
+        "ExportMessages",
+        json!({"QueueUrl": dlq, "MaxNumberOfMessages": 2, "VisibilityTimeout": 20}),
+    )
+    .unwrap()["Messages"]
+        .clone();
+    assert_eq!(list.as_array().unwrap().len(), 2);
+    assert_eq!(
+        a.counts(&dlq),
+        (1, 2, 0),
+        "exported messages count as not visible"
+    );
+    // A concurrent receive gets only what was not exported; a second export neither.
+    assert_eq!(bodies(&a.receive(&dlq, 10)), ["three"]);
+    let again = internal(&mut a, "ExportMessages", json!({"QueueUrl": dlq})).unwrap();
+    assert!(again["Messages"].as_array().unwrap().is_empty());
+    // The lock is durable: a restore holds them in flight too.
+    let mut back = a.restored();
+    assert!(back.receive(&dlq, 10).is_empty());
+    // The import never completed: at the deadline they are visible again, not counted as
+    // received, and the next export takes them again.
+    a.advance_secs(21);
+    assert_eq!(a.counts(&dlq), (2, 1, 0));
+    let retry =
+        internal(&mut a, "ExportMessages", json!({"QueueUrl": dlq})).unwrap()["Messages"].clone();
+    assert_eq!(ids_of(&retry), ids_of(&list));
+    for m in retry.as_array().unwrap() {
+        assert_eq!(m["ReceiveCount"], 0, "an export is not a receive");
+    }
+    // Once the import is acknowledged, the removal takes them while they are exported.
+    let removed = internal(
+        &mut a,
+        "RemoveMessages",
+        json!({"QueueUrl": dlq, "MessageIds": ids_of(&retry)}),
+    )
+    .unwrap();
+    assert_eq!(removed["Removed"], 2);
+    assert_eq!(a.counts(&dlq), (0, 1, 0));
+    a.advance_secs(60);
+    assert_eq!(bodies(&a.receive(&dlq, 10)), ["three"]);
+    // Restored, the removals hold: only the received message is left.
+    let mut back = a.restored();
+    assert_eq!(back.counts(&dlq), (0, 1, 0));
+    back.advance_secs(60);
+    assert_eq!(back.counts(&dlq), (1, 0, 0));
+}
+
+#[test]
+fn an_exported_fifo_group_is_blocked_and_its_order_kept() {
+    let mut a = Sqs::new();
+    let (_, dlq) = dead_letter_fifo(&mut a, &["one", "two"]);
+    let list = internal(
+        &mut a,
+        "ExportMessages",
+        json!({"QueueUrl": dlq, "MaxNumberOfMessages": 1}),
+    )
+    .unwrap()["Messages"]
+        .clone();
+    assert_eq!(list[0]["Body"], "one");
+    assert!(
+        a.receive(&dlq, 10).is_empty(),
+        "the group is in flight while its head is exported"
+    );
+    a.advance_secs(31);
+    let got = a.receive(&dlq, 1);
+    assert_eq!(bodies(&got), ["one"]);
+    a.advance_secs(31);
+    // A consumer's handle from before the export cannot act on the exported message.
+    internal(
+        &mut a,
+        "ExportMessages",
+        json!({"QueueUrl": dlq, "MaxNumberOfMessages": 1}),
+    )
+    .unwrap();
+    let e = a.err(
+        "DeleteMessage",
+        json!({"QueueUrl": dlq, "ReceiptHandle": handle(&got[0])}),
+    );
+    assert_eq!(e.shape(), "InvalidParameterValueException");
+    assert_eq!(a.counts(&dlq), (1, 1, 0));
+}
+
+#[test]
+fn a_bad_visibility_timeout_is_refused_and_changes_nothing() {
+    let mut a = Sqs::new();
+    let dlq = a.create("dlq", json!({}));
+    a.send(&dlq, "one");
+    a.sync();
+    let before = a.batches;
+    for bad in [json!(-1), json!(43_201), json!("30"), json!(1.5)] {
+        let e = internal(
+            &mut a,
+            "ExportMessages",
+            json!({"QueueUrl": dlq, "VisibilityTimeout": bad}),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(e, SqsError::InvalidParameterValue(_)),
+            "{bad}: {e:?}"
+        );
+        assert_eq!(a.batches, before, "{bad} persisted something");
+    }
+    let free = internal(
+        &mut a,
+        "ExportMessages",
+        json!({"QueueUrl": dlq, "VisibilityTimeout": 0}),
+    )
+    .unwrap();
+    assert_eq!(free["Messages"][0]["Body"], "one");
+    assert_eq!(a.batches, before, "0 locks nothing");
     assert_eq!(a.counts(&dlq), (1, 0, 0));
 }

@@ -3,7 +3,9 @@
 // would find nothing to move; instead the directory keeps the task here (in its own storage) and
 // moves messages between the objects with the engine's internal transfer operations: export the
 // oldest visible messages of a DLQ partition (FIFO: the head of each group that has nothing in
-// flight; nothing is received, so a DLQ that is itself in a chain does not dead-letter onward),
+// flight), which the export holds in flight for EXPORT_LOCK_S as SQS's redrive holds what it
+// receives (a DLQ consumer cannot get them meanwhile; not counted as a receive, so a DLQ that is
+// itself in a chain does not dead-letter onward; back in view at the deadline if the move fails),
 // import each as a new message (new id, receive count 0, no DeadLetterQueueSourceArn, as SQS
 // redrives) into the destination partition that owns its group, then remove the originals.
 //
@@ -29,6 +31,11 @@ const NEXT = "wasq-edge:task-next";
 /** The rate when the caller names none ("system-chosen" on AWS; the engine's own default). */
 const DEFAULT_RATE = 500;
 const STEP_MS = 1000;
+/**
+ * How long an export hides its messages (s): far beyond one batch's object calls (milliseconds),
+ * and short, because a batch cut off by a restart waits this long before the task retries it.
+ */
+const EXPORT_LOCK_S = 10;
 const NON_EXISTENT = "AWS.SimpleQueueService.NonExistentQueue";
 export const MOVE_ACTIONS = new Set(["StartMessageMoveTask", "ListMessageMoveTasks", "CancelMessageMoveTask"]);
 
@@ -313,7 +320,9 @@ export class MoveTasks {
       this.#finish(task, "CANCELLED");
     } else if (task.status === "RUNNING") {
       const left = (await this.#countAll(record.locations, sourceUrl, task.context)).reduce((a, b) => a + b, 0);
-      if (task.moved >= task.toMove || left === 0) this.#finish(task, "COMPLETED");
+      // Messages a failed batch left exported are invisible until their lock ends: not done yet.
+      const locked = Date.now() < (task.lockedUntil ?? 0);
+      if (task.moved >= task.toMove || (left === 0 && !locked)) this.#finish(task, "COMPLETED");
     }
     this.#save(task);
   }
@@ -321,8 +330,15 @@ export class MoveTasks {
   /** Export up to `max` from one DLQ partition, import them where they go, remove what was imported. */
   async #moveBatch(task, loc, max, destinations) {
     const context = task.context;
-    const { Messages: messages } = await this.host.post(loc, "/export", { context, name: task.sourceName, max });
-    if (!messages.length) return { received: 0, moved: 0 };
+    // Saved before the export, so that a restart mid-batch still knows messages may be locked.
+    const lockedBefore = task.lockedUntil ?? 0;
+    task.lockedUntil = Date.now() + EXPORT_LOCK_S * 1000;
+    this.#save(task);
+    const { Messages: messages } = await this.host.post(loc, "/export", { context, name: task.sourceName, max, visibility: EXPORT_LOCK_S });
+    if (!messages.length) {
+      task.lockedUntil = lockedBefore;
+      return { received: 0, moved: 0 };
+    }
 
     // Where each message goes: the task's destination, or the queue it was dead-lettered from,
     // in the partition of its group (as a client's send is placed; no group: by its new id, so
@@ -353,6 +369,8 @@ export class MoveTasks {
       }
     }
     if (done.length) await this.host.post(loc, "/remove", { context, name: task.sourceName, ids: done });
+    // All removed: this batch leaves nothing locked.
+    if (done.length === messages.length) task.lockedUntil = lockedBefore;
     return { received: messages.length, moved: done.length, failure };
   }
 }

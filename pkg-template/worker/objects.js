@@ -46,7 +46,7 @@ export class WasqQueue extends EngineHost {
     if (path === "/drop") return this.drop(input);
     if (path === "/ensure-chain") return this.ensureChain(input);
     if (path === "/import") return this.importMessages(input);
-    if (path === "/export") return this.#internalOn(input, "ExportMessages", { MaxNumberOfMessages: input.max });
+    if (path === "/export") return this.#internalOn(input, "ExportMessages", { MaxNumberOfMessages: input.max, VisibilityTimeout: input.visibility });
     if (path === "/remove") return this.#internalOn(input, "RemoveMessages", { MessageIds: input.ids });
     const out = await super.internal(path, input, request);
     if (this.#outbox) await this.afterRequest();
@@ -113,7 +113,9 @@ export class WasqQueue extends EngineHost {
     if (!found.ok) return; // the DLQ was deleted, and its shadow with it
     const QueueUrl = found.ok.QueueUrl;
     for (;;) {
-      const { Messages } = this.internalOp("ExportMessages", { QueueUrl, MaxNumberOfMessages: TRANSFER_BATCH }, context);
+      // No lock (VisibilityTimeout 0): no client receives from a shadow, and a failed transfer's
+      // retry (RETRY_MS) must find its messages again rather than wait out a visibility timeout.
+      const { Messages } = this.internalOp("ExportMessages", { QueueUrl, MaxNumberOfMessages: TRANSFER_BATCH, VisibilityTimeout: 0 }, context);
       if (!Messages.length) return;
       // Before the first import: an alarm that retries if this object stops mid-transfer.
       if (this.#retryAt === undefined) {

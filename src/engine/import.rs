@@ -7,9 +7,14 @@
 //! Not an SQS action: `Engine::dispatch` and the protocol layer never reach it (only
 //! `Engine::internal`, which a host calls directly). Three operations; the two that change
 //! something leave durable records like any other call:
-//! - `ExportMessages {QueueUrl, MaxNumberOfMessages?}`: visible messages with their identity —
-//!   standard: the oldest, in send order; FIFO: the visible head of each group that has nothing in
-//!   flight, in order within the group (what receives could take). Changes nothing.
+//! - `ExportMessages {QueueUrl, MaxNumberOfMessages?, VisibilityTimeout?}`: visible messages with
+//!   their identity — standard: the oldest, in send order; FIFO: the visible head of each group
+//!   that has nothing in flight, in order within the group (what receives could take). They are
+//!   taken out of view as a receive takes them (see `lock_exported`) for `VisibilityTimeout`
+//!   seconds (default 30, SQS's default visibility timeout; 1 … 43,200), so a concurrent receive
+//!   cannot get them; if the transfer never completes they are visible again at that deadline and
+//!   a later export takes them again. `VisibilityTimeout: 0` locks nothing and changes nothing:
+//!   for a host's internal queue that no client receives from (the edge's dead-letter shadows).
 //! - `ImportMessages {QueueUrl, Messages}`: adds them, visible, in the given order. Idempotent
 //!   by MessageId, so a transfer retried after a crash does not duplicate: a message the queue
 //!   still holds is skipped, and on a FIFO queue its deduplication entry (kept 5 minutes, as for
@@ -35,6 +40,11 @@ const DEDUP_WINDOW_MS: u64 = 5 * 60 * 1000;
 /// How far a timestamp may lie ahead of this engine's clock: the exporting engine's clock may run
 /// a little ahead (another machine). Bounded so that no deadline computed from it overflows.
 const MAX_SKEW_MS: u64 = 10 * 60 * 1000;
+/// How long an export hides its messages when the caller names no time: SQS's default
+/// visibility timeout, far beyond one transfer (a few object calls).
+const EXPORT_VISIBILITY_S: u64 = 30;
+/// SQS's largest visibility timeout (12 hours).
+const MAX_VISIBILITY_S: u64 = 43_200;
 
 /// A message as it travels between engines: `{MessageId, Body, MessageAttributes?, Extra?,
 /// SentTimestamp, ReceiveCount, FirstReceiveTimestamp}`, attributes and extra in the record
@@ -176,7 +186,7 @@ impl Engine {
         let params = super::read_json_params(params)?;
         let now = self.advance(now);
         let out = match op {
-            "ExportMessages" => self.export_messages(&params)?,
+            "ExportMessages" => self.export_messages(now, &params)?,
             "ImportMessages" => self.import_messages(now, &params)?,
             "RemoveMessages" => self.remove_messages(now, &params)?,
             _ => {
@@ -188,8 +198,11 @@ impl Engine {
         Ok(out.to_string())
     }
 
-    fn export_messages(&self, params: &Value) -> Result<Value, SqsError> {
-        let p = object(params, &["QueueUrl", "MaxNumberOfMessages"])?;
+    fn export_messages(&mut self, now: u64, params: &Value) -> Result<Value, SqsError> {
+        let p = object(
+            params,
+            &["QueueUrl", "MaxNumberOfMessages", "VisibilityTimeout"],
+        )?;
         let uid = self.required_url(&queue_url(p)?)?;
         let max = match p.get("MaxNumberOfMessages") {
             None | Some(Value::Null) => 10,
@@ -200,6 +213,17 @@ impl Engine {
                 "MaxNumberOfMessages must be 1 to {MAX_PER_CALL}."
             )));
         }
+        let lock_s = match p.get("VisibilityTimeout") {
+            None | Some(Value::Null) => EXPORT_VISIBILITY_S,
+            Some(v) => v
+                .as_u64()
+                .filter(|s| *s <= MAX_VISIBILITY_S)
+                .ok_or_else(|| {
+                    invalid(format!(
+                        "VisibilityTimeout must be 0 to {MAX_VISIBILITY_S}."
+                    ))
+                })?,
+        };
         let q = self.queue(uid)?;
         let max = max as usize;
         // FIFO: the visible head run of each group, as a receive would take them, so a group
@@ -231,9 +255,49 @@ impl Engine {
             .filter_map(|seq| q.messages.get(seq))
             .map(|m| export_one(m, m.id(&self.keys)))
             .collect();
+        if lock_s > 0 {
+            self.lock_exported(uid, &seqs, now, now.saturating_add(lock_s * 1000))?;
+        }
         let mut out = Map::new();
         out.insert("Messages".into(), Value::Array(messages));
         Ok(Value::Object(out))
+    }
+
+    /// Put exported messages in flight until `deadline`, as SQS's redrive holds the messages it
+    /// received from the DLQ: a receive skips them, a FIFO group with one is blocked, they count
+    /// in ApproximateNumberOfMessagesNotVisible, and the usual expiry makes them visible again
+    /// when the transfer never completes (the host crashed before `RemoveMessages`).
+    ///
+    /// Not a consumer receive: the receive count, first-receive time and receive events stay as
+    /// they were. SQS's redrive moves a message as a new one, so the DLQ copy's count is never
+    /// seen after a completed move; after an abandoned one, counting it would let a move push a
+    /// message in a DLQ that is itself in a chain over its maxReceiveCount and dead-letter it
+    /// onward (the export's purpose is the opposite). No receipt handle is minted, but the serial
+    /// is advanced as a receive advances it, so a handle some consumer got for an earlier receive
+    /// cannot delete (FIFO) or re-time the message while it is exported; `received_at` restarts
+    /// the 12-hour visibility cap from the export as a receive does.
+    fn lock_exported(
+        &mut self,
+        uid: u64,
+        seqs: &[u64],
+        now: u64,
+        deadline: u64,
+    ) -> Result<(), SqsError> {
+        let q = self
+            .queues
+            .get_mut(&uid)
+            .ok_or(SqsError::QueueDoesNotExist)?;
+        for seq in seqs {
+            let Some(m) = q.messages.get_mut(seq) else {
+                continue;
+            };
+            m.serial = m.serial.wrapping_add(1);
+            m.received_at = now;
+            m.visibility_changed = false;
+            q.set_in_flight(*seq, deadline, &mut self.journal);
+        }
+        self.sync_deadline(uid);
+        Ok(())
     }
 
     fn import_messages(&mut self, now: u64, params: &Value) -> Result<Value, SqsError> {

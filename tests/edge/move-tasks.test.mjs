@@ -202,6 +202,39 @@ for (const partitions of [1, 4]) {
       await sqs.send(new S.CancelMessageMoveTaskCommand({ TaskHandle: running.TaskHandle }));
     });
 
+    test("a DLQ consumer racing a move task: each message is either consumed or moved, never both", async () => {
+      const bodies = Array.from({ length: 40 }, (_, i) => `race-${i}`);
+      const { src, dlq, dlqArn } = await deadLettered("mt6", bodies);
+      // Consumers take one message at a time from the DLQ (and delete it) while the task runs,
+      // several receives always outstanding so that some land between a batch's export and
+      // its removal (the window where an unlocked export let a receive take a moving message).
+      const consumed = [];
+      let finished = false;
+      const consumer = async () => {
+        while (!finished) {
+          const r = await sqs.send(new S.ReceiveMessageCommand({ QueueUrl: dlq, MaxNumberOfMessages: 1, VisibilityTimeout: 60 }));
+          for (const m of r.Messages ?? []) {
+            consumed.push(m.Body);
+            await sqs.send(new S.DeleteMessageCommand({ QueueUrl: dlq, ReceiptHandle: m.ReceiptHandle }));
+          }
+        }
+      };
+      await sqs.send(new S.StartMessageMoveTaskCommand({ SourceArn: dlqArn }));
+      const consumers = Array.from({ length: 4 }, consumer);
+      try {
+        await until(dlqArn, "COMPLETED", 30);
+      } finally {
+        finished = true;
+        await Promise.all(consumers);
+      }
+      const moved = (await drain(src)).map((m) => m.Body);
+      const both = moved.filter((b) => consumed.includes(b));
+      assert.deepEqual(both, [], "received from the DLQ and also moved");
+      assert.deepEqual([...moved, ...consumed].sort(), [...bodies].sort(), "each message either moved or consumed, once");
+      assert.ok(moved.length > 0, "the task moved some");
+      assert.equal(await count(dlq), 0);
+    });
+
     test("a destination deleted mid-task fails the task with NonExistentQueue and keeps the messages", async () => {
       const bodies = Array.from({ length: 6 }, (_, i) => `f-${i}`);
       const { dlq, dlqArn } = await deadLettered("mt5", bodies);
