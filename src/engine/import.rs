@@ -370,22 +370,18 @@ impl Engine {
             }
             let group = q.intern_group(m.extra.group_id.as_deref());
             let extra = m.extra;
-            let mut msg = Message {
+            let body_md5 = Md5::digest(m.body.as_bytes()).into();
+            let mut msg = Message::new(
                 seq,
-                body_md5: Md5::digest(m.body.as_bytes()).into(),
-                body: m.body.into(),
-                attributes: m.attributes.map(Box::new),
-                extra: (extra != MessageExtra::default()).then(|| Box::new(extra)),
+                m.body.into(),
+                body_md5,
+                m.attributes.map(Box::new),
+                (extra != MessageExtra::default()).then(|| Box::new(extra)),
                 group,
-                sent_at: m.sent_at,
-                state: MessageState::Visible,
-                deadline: 0,
-                receive_count: m.receive_count,
-                serial: 0,
-                first_receive_at: m.first_receive_at,
-                received_at: 0,
-                visibility_changed: false,
-            };
+                m.sent_at,
+            );
+            msg.receive_count = m.receive_count;
+            msg.first_receive_at = m.first_receive_at;
             msg.set_id(m.id, &self.keys);
             q.insert(msg, &mut self.journal);
             imported += 1;

@@ -107,6 +107,36 @@ pub(crate) struct Message {
 }
 
 impl Message {
+    /// A message as it is enqueued: visible, never received. Sends, imports, move tasks and
+    /// tests all start here, so a new piece of receive state is added in one place; callers set
+    /// whatever differs (a delay, an imported receive count) on the result.
+    pub(crate) fn new(
+        seq: u64,
+        body: Box<str>,
+        body_md5: [u8; 16],
+        attributes: Option<Box<MessageAttributes>>,
+        extra: Option<Box<MessageExtra>>,
+        group: u32,
+        sent_at: u64,
+    ) -> Message {
+        Message {
+            seq,
+            body,
+            body_md5,
+            attributes,
+            extra,
+            group,
+            sent_at,
+            state: MessageState::Visible,
+            deadline: 0,
+            receive_count: 0,
+            serial: 0,
+            first_receive_at: 0,
+            received_at: 0,
+            visibility_changed: false,
+        }
+    }
+
     pub(crate) fn extra(&self) -> Option<&MessageExtra> {
         self.extra.as_deref()
     }

@@ -3,7 +3,7 @@
 
 use super::ids::format_uuid;
 use super::journal::RecordKey;
-use super::message::{Message, MessageState};
+use super::message::Message;
 use super::queue::Removal;
 use super::requests::{
     CancelMessageMoveTaskRequest, ListMessageMoveTasksRequest, StartMessageMoveTaskRequest,
@@ -335,22 +335,15 @@ impl Engine {
             }
         }
         let group = d.intern_group(old.group_id());
-        let msg = Message {
-            seq: new_seq,
-            body: old.body.clone(),
-            body_md5: old.body_md5,
-            attributes: old.attributes.clone(),
+        let msg = Message::new(
+            new_seq,
+            old.body.clone(),
+            old.body_md5,
+            old.attributes.clone(),
             extra,
             group,
-            sent_at: now,
-            state: MessageState::Visible,
-            deadline: 0,
-            receive_count: 0,
-            serial: 0,
-            first_receive_at: 0,
-            received_at: 0,
-            visibility_changed: false,
-        };
+            now,
+        );
         let dest_name = d.name.clone();
         d.insert(msg, &mut self.journal);
         self.sync_deadline(dest);

@@ -234,26 +234,19 @@ impl Engine {
             ..Default::default()
         };
         let delayed = v.delay_ms > 0;
-        let msg = Message {
+        let mut msg = Message::new(
             seq,
-            body: v.body.into(),
+            v.body.into(),
             body_md5,
-            attributes: v.attributes.map(|a| Box::new(a.clone())),
-            extra: (extra != MessageExtra::default()).then(|| Box::new(extra)),
+            v.attributes.map(|a| Box::new(a.clone())),
+            (extra != MessageExtra::default()).then(|| Box::new(extra)),
             group,
-            sent_at: now,
-            state: if delayed {
-                MessageState::Delayed
-            } else {
-                MessageState::Visible
-            },
-            deadline: if delayed { now + v.delay_ms } else { 0 },
-            receive_count: 0,
-            serial: 0,
-            first_receive_at: 0,
-            received_at: 0,
-            visibility_changed: false,
-        };
+            now,
+        );
+        if v.delay_ms > 0 {
+            msg.state = MessageState::Delayed;
+            msg.deadline = now + v.delay_ms;
+        }
         let fifo = q.fifo();
         q.insert(msg, &mut self.journal);
         let name = self.journal.feed().then(|| q.name.clone());

@@ -302,26 +302,18 @@ impl Messages {
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::message::MessageState;
     use super::*;
 
     fn msg(seq: u64, sent_at: u64) -> Message {
-        Message {
+        Message::new(
             seq,
-            body: format!("m{seq}").into(),
-            body_md5: [0; 16],
-            attributes: None,
-            extra: None,
-            group: 0,
+            format!("m{seq}").into(),
+            [0; 16],
+            None,
+            None,
+            0,
             sent_at,
-            state: MessageState::Visible,
-            deadline: 0,
-            receive_count: 0,
-            serial: 0,
-            first_receive_at: 0,
-            received_at: 0,
-            visibility_changed: false,
-        }
+        )
     }
 
     /// The store against a sorted map, under inserts in and out of order and removals anywhere.
