@@ -347,6 +347,38 @@ fn queue_is_resolved_by_account_and_name_not_host() {
     assert_eq!(h.counts(&Sqs::url("hosty")), (1, 0, 0));
 }
 
+/// The URL forms a queue is found by (the host and scheme are skipped, the last two path
+/// segments are account and name), and the ones that name no queue.
+#[test]
+fn queue_url_forms() {
+    let mut h = Sqs::new();
+    h.create("formy", json!({}));
+    for url in [
+        format!("http://127.0.0.1:9324/{ACCOUNT}/formy"),
+        format!("https://sqs.eu-west-1.amazonaws.com/{ACCOUNT}/formy/"),
+        format!("/{ACCOUNT}/formy"),
+        format!("{ACCOUNT}/formy"),
+    ] {
+        h.ok("SendMessage", json!({"QueueUrl": url, "MessageBody": "x"}));
+    }
+    assert_eq!(h.counts(&Sqs::url("formy")), (4, 0, 0));
+    for url in [
+        "http://localhost/111111111111/formy".to_string(),
+        "http://localhost".to_string(),
+        format!("http://localhost/{ACCOUNT}"),
+        "formy".to_string(),
+        String::new(),
+    ] {
+        let e = h.err("SendMessage", json!({"QueueUrl": url, "MessageBody": "x"}));
+        assert_err(
+            &e,
+            "QueueDoesNotExist",
+            "The specified queue does not exist.",
+        );
+    }
+    assert_eq!(h.counts(&Sqs::url("formy")), (4, 0, 0));
+}
+
 #[test]
 fn list_queues_prefix_order_and_pagination() {
     let mut h = Sqs::new();

@@ -430,7 +430,9 @@ impl Engine {
 
     /// Find a queue by URL: by account and name, whatever host the URL names (spec §2).
     fn resolve_url(&self, url: &str) -> Result<u64, SqsError> {
-        let path = match url.find("://") {
+        // `find("://")` would run the two-way substring searcher, a visible share of every
+        // message call in the wasm; a byte window finds the same first occurrence.
+        let path = match url.as_bytes().windows(3).position(|w| w == b"://") {
             Some(i) => {
                 let rest = &url[i + 3..];
                 rest.find('/').map(|p| &rest[p..]).unwrap_or("")
