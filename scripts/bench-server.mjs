@@ -188,30 +188,37 @@ const workloads = [
 // The ceiling answers every request alike, so it is a reference for the single-request workload only.
 const targetsFor = (w) => targets.filter((t) => w.name === "send" || !t.label.includes("ceiling"));
 
+// Runs interleave across targets (run 1 of every target, then run 2, …) so that a change in the
+// machine's load during the benchmark reaches every target alike, not only the ones measured then.
 const results = {};
 for (const w of workloads) {
+  const samples = new Map();
   for (const t of targetsFor(w)) {
     // Warm-up: JIT, connection setup, the queue's first allocations.
     await t.tool(t.url, w.build(await freshQueue(t.url, w.name)), 1);
-    const samples = [];
-    for (let i = 0; i < runs; i++) {
+    samples.set(t, []);
+  }
+  for (let i = 0; i < runs; i++) {
+    for (const t of targetsFor(w)) {
       // A fresh queue per run, so no run drains what an earlier one left behind.
       const r = await t.tool(t.url, w.build(await freshQueue(t.url, w.name)), duration);
       const rps = r.requests.average;
-      samples.push({ rps, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts });
+      samples.get(t).push({ rps, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts });
       process.stderr.write(
         `${w.name.padEnd(5)} ${t.label.padEnd(14)} run ${i + 1}: ${rps.toFixed(0)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, non-2xx ${r.non2xx}, errors ${r.errors}\n`,
       );
     }
+  }
+  for (const [t, list] of samples) {
     results[`${w.name}/${t.label}`] = {
       workload: w.name,
       target: t.label,
-      rps: median(samples.map((s) => s.rps)),
-      p50: median(samples.map((s) => s.p50)),
-      p99: median(samples.map((s) => s.p99)),
-      non2xx: samples.reduce((a, s) => a + s.non2xx, 0),
-      errors: samples.reduce((a, s) => a + s.errors + s.timeouts, 0),
-      samples,
+      rps: median(list.map((s) => s.rps)),
+      p50: median(list.map((s) => s.p50)),
+      p99: median(list.map((s) => s.p99)),
+      non2xx: list.reduce((a, s) => a + s.non2xx, 0),
+      errors: list.reduce((a, s) => a + s.errors + s.timeouts, 0),
+      samples: list,
     };
   }
 }
