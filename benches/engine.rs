@@ -153,13 +153,14 @@ fn typed_batch_cycle(svc: &mut Service, send: &SendMessageBatchRequest) {
     let out = svc
         .receive_message(NOW, &ctx, typed_receive(10))
         .unwrap_or_else(|e| panic!("{e:?}"));
+    // Entries borrow the handles from the response, as a caller that deletes what it received can.
     let entries: Vec<ReceiptRequest> = out
         .messages
-        .into_iter()
+        .iter()
         .enumerate()
         .map(|(i, m)| ReceiptRequest {
             id: Some(ENTRY_IDS.get(i).copied().unwrap_or("dx").to_string().into()),
-            receipt_handle: Some(m.receipt_handle.into()),
+            receipt_handle: Some(m.receipt_handle.as_str().into()),
             ..Default::default()
         })
         .collect();
@@ -188,10 +189,10 @@ fn typed_single_cycle(svc: &mut Service) {
     let out = svc
         .receive_message(NOW, &ctx, typed_receive(1))
         .unwrap_or_else(|e| panic!("{e:?}"));
-    for m in out.messages {
+    for m in &out.messages {
         let del = ReceiptRequest {
             queue_url: Some(STD_URL.into()),
-            receipt_handle: Some(m.receipt_handle.into()),
+            receipt_handle: Some(m.receipt_handle.as_str().into()),
             ..Default::default()
         };
         svc.delete_message(NOW, &ctx, del)

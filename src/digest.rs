@@ -20,15 +20,19 @@ pub fn md5_hex(data: &[u8]) -> String {
     format!("{:x}", Md5::digest(data))
 }
 
-/// Lower-case hex of a 16-byte digest (a stored MD5), through one buffer rather than a push
-/// per digit: it is written twice for every message of a send → receive cycle.
-pub(crate) fn hex16(bytes: &[u8; 16]) -> String {
+/// Lower-case hex of a 16-byte digest (a stored MD5), inline: it is written twice for every
+/// message of a send → receive cycle, and a heap string for each was a visible share of it.
+pub type Md5Text = arrayvec::ArrayString<32>;
+
+/// `hex16` of a stored MD5, through one buffer rather than a push per digit.
+pub(crate) fn hex16(bytes: &[u8; 16]) -> Md5Text {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut out = [0u8; 32];
     for (pair, b) in out.chunks_exact_mut(2).zip(bytes) {
         pair.copy_from_slice(&[DIGITS[(b >> 4) as usize], DIGITS[(b & 0xf) as usize]]);
     }
-    String::from_utf8(out.to_vec()).unwrap_or_default()
+    // Hex digits only, so this cannot fail.
+    Md5Text::from_byte_string(&out).unwrap_or_default()
 }
 
 /// Lower-case hex SHA-256 of `data`: the content-based deduplication id when given the body's

@@ -3,6 +3,7 @@
 //! Ids are a keyed hash of a counter rather than draws from a generator, so they survive a restart
 //! without persisting generator state: the counters are in the records, the key is the seed.
 
+use arrayvec::ArrayString;
 use base64::Engine as _;
 use siphasher::sip128::{Hasher128, SipHasher13};
 use std::hash::Hasher;
@@ -52,8 +53,9 @@ impl IdKeys {
         h.finish()
     }
 
-    /// A receipt handle naming the queue incarnation, the message and the delivery.
-    pub(crate) fn receipt_handle(&self, receipt: Receipt) -> String {
+    /// A receipt handle naming the queue incarnation, the message and the delivery. Inline, not
+    /// a `String`: every received message carries one, and its length never changes.
+    pub(crate) fn receipt_handle(&self, receipt: Receipt) -> ReceiptHandleText {
         let mut bytes = [0u8; RAW_LEN];
         bytes[0] = HANDLE_VERSION;
         bytes[1..9].copy_from_slice(&receipt.queue.to_be_bytes());
@@ -61,10 +63,12 @@ impl IdKeys {
         bytes[17..21].copy_from_slice(&receipt.serial.to_be_bytes());
         let mac = self.handle_mac(&bytes[..21]);
         bytes[21..29].copy_from_slice(&mac.to_be_bytes());
-        let mut out = String::with_capacity(HANDLE_PREFIX.len() + 40);
-        out.push_str(HANDLE_PREFIX);
-        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode_string(bytes, &mut out);
-        out
+        let mut text = [0u8; HANDLE_LEN];
+        text[..HANDLE_PREFIX.len()].copy_from_slice(HANDLE_PREFIX.as_bytes());
+        // Cannot fail: the slice is exactly the encoded length of RAW_LEN bytes.
+        let _ = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .encode_slice(bytes, &mut text[HANDLE_PREFIX.len()..]);
+        ArrayString::from_byte_string(&text).unwrap_or_default()
     }
 
     /// Decode a receipt handle; `None` for anything this engine did not mint.
@@ -94,6 +98,13 @@ impl IdKeys {
 const HANDLE_PREFIX: &str = "AQEB";
 const HANDLE_VERSION: u8 = 1;
 const RAW_LEN: usize = 29;
+/// The prefix and the unpadded base64 of RAW_LEN bytes.
+const HANDLE_LEN: usize = HANDLE_PREFIX.len() + (RAW_LEN * 4).div_ceil(3);
+
+/// A receipt handle's text.
+pub type ReceiptHandleText = ArrayString<HANDLE_LEN>;
+/// A MessageId's text (`8-4-4-4-12` hex).
+pub type UuidText = ArrayString<36>;
 
 /// What a receipt handle names: which queue incarnation, which message, which delivery of it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,7 +121,7 @@ pub(crate) fn format_uuid(v: u128) -> String {
     uuid_text(v).to_string()
 }
 
-/// The text of `format_uuid` without allocating: records copy it straight into their buffer.
+/// The text of `format_uuid` without allocating: records and responses hold it inline.
 pub(crate) fn uuid_text(v: u128) -> UuidText {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut out = [b'-'; 36];
@@ -125,19 +136,8 @@ pub(crate) fn uuid_text(v: u128) -> UuidText {
         }
         at += 2;
     }
-    UuidText(out)
-}
-
-/// A UUID's 36 characters.
-pub(crate) struct UuidText([u8; 36]);
-
-impl std::ops::Deref for UuidText {
-    type Target = str;
-
-    fn deref(&self) -> &str {
-        // Hex digits and dashes only: always valid UTF-8 (checked, not assumed: 36 bytes is cheap).
-        std::str::from_utf8(&self.0).unwrap_or_default()
-    }
+    // Hex digits and dashes only, so this cannot fail; the check runs once, here.
+    ArrayString::from_byte_string(&out).unwrap_or_default()
 }
 
 /// Parse a UUID string back into its bits (for records).
@@ -173,7 +173,9 @@ mod tests {
         assert_eq!(keys.parse_receipt_handle("garbage"), None);
         let other = IdKeys::new(43, "us-east-1");
         assert_eq!(other.parse_receipt_handle(&h), None);
-        let mut tampered = h.clone();
+        assert_eq!(h.len(), HANDLE_LEN);
+        assert!(h.starts_with(HANDLE_PREFIX));
+        let mut tampered = h.to_string();
         tampered.pop();
         tampered.push(if h.ends_with('A') { 'B' } else { 'A' });
         assert_eq!(keys.parse_receipt_handle(&tampered), None);

@@ -77,11 +77,14 @@ impl Engine {
                     m.insert("visibleAt".into(), json!(msg.deadline));
                     m.insert(
                         "receiptHandle".into(),
-                        json!(self.keys.receipt_handle(Receipt {
-                            queue: uid,
-                            seq,
-                            serial: msg.serial,
-                        })),
+                        json!(self
+                            .keys
+                            .receipt_handle(Receipt {
+                                queue: uid,
+                                seq,
+                                serial: msg.serial,
+                            })
+                            .as_str()),
                     );
                 }
                 MessageState::Visible => {}

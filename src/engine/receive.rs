@@ -1,7 +1,7 @@
 //! ReceiveMessage: selection (standard lanes, FIFO groups), dead-letter moves, attempt-id
 //! retries, and the response with filtered attributes and their MD5.
 
-use super::ids::{format_uuid, sequence_number, Receipt};
+use super::ids::{format_uuid, sequence_number, uuid_text, Receipt};
 use super::journal::RecordKey;
 use super::message::{Message, MessageState};
 use super::queue::{Attempt, Queue, Removal};
@@ -378,7 +378,7 @@ impl Engine {
             }
         }
         ReceivedMessage {
-            message_id: format_uuid(m.id(&self.keys)),
+            message_id: uuid_text(m.id(&self.keys)),
             receipt_handle: self.keys.receipt_handle(Receipt {
                 queue: q.uid,
                 seq: m.seq,
@@ -476,7 +476,7 @@ fn deliver(
         let name = q.name.clone();
         j.event(now, &name, || EventKind::Received {
             message_id: format_uuid(id),
-            receipt_handle: handle,
+            receipt_handle: handle.to_string(),
             receive_count: count,
             visible_at: deadline,
         });

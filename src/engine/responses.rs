@@ -4,7 +4,9 @@
 //! into a `serde_json::Value`, so the two entry points cannot drift apart and the wasm carries
 //! one encoder per response instead of two.
 
+pub use super::ids::{ReceiptHandleText, UuidText};
 use super::json_out::{list, string, Obj};
+pub use crate::digest::Md5Text;
 use crate::error::SqsError;
 use crate::model::{MessageAttributeValue, MessageAttributes};
 use base64::Engine as _;
@@ -43,8 +45,8 @@ impl JsonResponse for EmptyResponse {
 #[allow(missing_docs)]
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SendMessageResponse {
-    pub message_id: String,
-    pub md5_of_message_body: String,
+    pub message_id: UuidText,
+    pub md5_of_message_body: Md5Text,
     pub md5_of_message_attributes: Option<String>,
     pub md5_of_message_system_attributes: Option<String>,
     /// FIFO queues only.
@@ -202,9 +204,9 @@ impl JsonResponse for DeleteMessageBatchResponse {
 #[allow(missing_docs)]
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ReceivedMessage {
-    pub message_id: String,
-    pub receipt_handle: String,
-    pub md5_of_body: String,
+    pub message_id: UuidText,
+    pub receipt_handle: ReceiptHandleText,
+    pub md5_of_body: Md5Text,
     pub body: String,
     /// The system attributes asked for (`Attributes` on the wire), by name.
     pub attributes: BTreeMap<String, String>,

@@ -1,6 +1,6 @@
 //! SendMessage and SendMessageBatch: validation in SQS's order, FIFO deduplication, delays.
 
-use super::ids::{format_uuid, sequence_number};
+use super::ids::{sequence_number, uuid_text};
 use super::journal::RecordKey;
 use super::message::{Message, MessageExtra, MessageState};
 use super::queue::DedupEntry;
@@ -182,10 +182,10 @@ impl Engine {
             if let Some(original) = q.dedup.get(&key) {
                 // Accepted but not enqueued again; the answer names the original message (what
                 // LocalStack and ElasticMQ do; AWS's exact answer was not recorded, spec §14.4).
-                let message_id = format_uuid(original.message_id);
+                let message_id = uuid_text(original.message_id);
                 let seq = original.seq;
                 let name = q.name.clone();
-                let (mid, did) = (message_id.clone(), dedup_id.clone());
+                let (mid, did) = (message_id.to_string(), dedup_id.clone());
                 self.journal.event(now, &name, || EventKind::Deduplicated {
                     message_id: mid,
                     deduplication_id: did,
@@ -251,11 +251,11 @@ impl Engine {
         q.insert(msg, &mut self.journal);
         let name = self.journal.feed().then(|| q.name.clone());
         self.sync_deadline(uid);
-        let message_id = format_uuid(id);
+        let message_id = uuid_text(id);
         let sequence = fifo.then(|| sequence_number(seq));
         if let Some(name) = name {
             let (mid, gid, sn) = (
-                message_id.clone(),
+                message_id.to_string(),
                 v.group.map(str::to_string),
                 sequence.clone(),
             );
