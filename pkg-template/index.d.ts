@@ -53,7 +53,13 @@ export class MemoryStorage implements Storage {
 
 /** Node only: an append-only log in `dir`. Elsewhere the constructor throws. */
 export class FileStorage implements Storage {
-  constructor(dir: string, options?: { fsync?: boolean; compactRatio?: number; compactMinBytes?: number; lock?: boolean });
+  /**
+   * fsync: `true` (default) syncs every commit before it returns; `"group"` writes each commit
+   * before it returns and makes `flush()` resolve after a sync begun after the call, shared by
+   * overlapping flushes (durability "full": asynchronous answers wait for it); `false` syncs only
+   * in `flush()` and `close()` (durability "relaxed").
+   */
+  constructor(dir: string, options?: { fsync?: boolean | "group"; compactRatio?: number; compactMinBytes?: number; lock?: boolean });
   readonly durability: "full" | "relaxed";
   loadAll(): Iterable<[string, Uint8Array]>;
   commit(batch: StorageBatch): void;

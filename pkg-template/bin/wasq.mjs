@@ -18,7 +18,9 @@ An Amazon SQS endpoint (AWS JSON 1.0 and Query protocols) backed by the wasq eng
 Options:
   --host HOST              address to listen on (default 127.0.0.1)
   --port PORT              port (default 9324; 0 picks a free one)
-  --data DIR               keep queues and messages in DIR (default ./.wasq-data)
+  --data DIR               keep queues and messages in DIR (default ./.wasq-data); every answer
+                           waits until what it changed is synced to disk (requests answered at
+                           the same time share one sync)
   --no-fsync               with --data: answer before each write is synced to disk
   --memory                 keep everything in memory (lost on exit)
   --credentials KEY:SECRET require requests signed (SigV4) with this key
@@ -103,7 +105,9 @@ function parseServe(argv) {
     host: v.host,
     port: Number(v.port),
     data: v.memory ? null : resolve(v.data ?? ".wasq-data"),
-    fsync: !v["no-fsync"],
+    // Group commit: every answer goes through the HTTP handler, which waits for the storage's
+    // flush(), so an answer still means "on disk" while concurrent requests share each sync.
+    fsync: v["no-fsync"] ? false : "group",
     credentials,
     www,
     verbose: v.verbose,

@@ -43,13 +43,26 @@ export class FileStorage {
   #recovery;
   #lastCompactionError = null;
   #compactions = 0;
+  // fsync: "group" (see the constructor): whether anything was written since the last sync
+  // began, the sync running now, and the callers waiting for the one after it.
+  #unsynced = false;
+  #syncing = null;
+  #nextSync = null;
+  #syncs = 0;
+  #syncError = null;
 
   /**
    * Open (creating if needed) the log in `dir`. Synchronous, so it can back an Engine
    * constructed synchronously.
    * @param {string} dir
-   * @param {{ fsync?: boolean, compactRatio?: number, compactMinBytes?: number, lock?: boolean }} [options]
-   *   fsync: sync every commit before it returns (default true; false = "relaxed", flush() syncs).
+   * @param {{ fsync?: boolean | "group", compactRatio?: number, compactMinBytes?: number, lock?: boolean }} [options]
+   *   fsync: true (the default) syncs every commit before it returns. "group" writes each commit
+   *   before it returns (a killed process loses nothing) and makes flush() resolve once a sync
+   *   begun after the call has finished; flushes that overlap share one sync, so a server
+   *   answering many requests at once pays one sync per round rather than one per request. Its
+   *   durability is "full": the Engine's asynchronous answers (HTTP handlers, receiveMessage)
+   *   wait for that sync, while a synchronous dispatch() returns before it. false ("relaxed")
+   *   syncs only in flush() and close().
    *   compactRatio / compactMinBytes: rewrite the log when it is larger than both
    *   compactRatio × live data (default 4) and compactMinBytes (default 1 MiB).
    *   lock: refuse a directory another live process has open (default true).
@@ -57,6 +70,9 @@ export class FileStorage {
   constructor(dir, { fsync = true, compactRatio = 4, compactMinBytes = 1 << 20, lock = true } = {}) {
     if (typeof dir !== "string" || dir === "") throw new TypeError("FileStorage needs a directory path");
     if (!(compactRatio > 1)) throw new RangeError("FileStorage: compactRatio must be greater than 1");
+    if (fsync !== true && fsync !== false && fsync !== "group") {
+      throw new TypeError('FileStorage: fsync must be true, false or "group"');
+    }
     this.#dir = dir;
     this.#logPath = path.join(dir, LOG_NAME);
     this.#lockPath = lock ? path.join(dir, LOCK_NAME) : null;
@@ -77,7 +93,7 @@ export class FileStorage {
   }
 
   get durability() {
-    return this.#fsync ? "full" : "relaxed";
+    return this.#fsync === false ? "relaxed" : "full";
   }
 
   /** What opening found: bytes of torn tail dropped (0 on a clean log) and records replayed. */
@@ -93,6 +109,7 @@ export class FileStorage {
       records: this.#records.size,
       compactions: this.#compactions,
       lastCompactionError: this.#lastCompactionError,
+      syncs: this.#syncs,
     };
   }
 
@@ -109,13 +126,16 @@ export class FileStorage {
 
   commit(batch) {
     this.#checkOpen();
+    // After a failed sync the kernel may have dropped written pages: nothing more is accepted.
+    if (this.#syncError) throw this.#syncError;
     const { put, del } = checkBatch(batch);
     if (put.length === 0 && del.length === 0) return;
     const record = encodeRecord(encodeBatch(put, del));
     const at = this.#logBytes;
     try {
       writeFully(this.#fd, record, at);
-      if (this.#fsync) fs.fdatasyncSync(this.#fd);
+      if (this.#fsync === true) fs.fdatasyncSync(this.#fd);
+      else this.#unsynced = true;
     } catch (err) {
       // Cut off whatever part of the record reached the file, so the next append does not
       // land behind garbage; if even that fails, recovery on the next open drops it.
@@ -138,10 +158,71 @@ export class FileStorage {
     }
   }
 
-  /** Resolves once everything committed so far is on disk (immediate unless fsync: false). */
+  /** Resolves once everything committed so far is on disk (immediate with fsync: true). */
   async flush() {
     this.#checkOpen();
-    if (!this.#fsync) fs.fdatasyncSync(this.#fd);
+    if (this.#syncError) throw this.#syncError;
+    if (this.#fsync === false) {
+      fs.fdatasyncSync(this.#fd);
+      this.#unsynced = false;
+    } else if (this.#fsync === "group") {
+      return this.#groupSync();
+    }
+  }
+
+  /**
+   * A sync that covers every write made before this call. Writes made before the running sync
+   * began are covered by it; later ones wait for the next, which starts when the running one
+   * ends and covers everything written until then.
+   */
+  #groupSync() {
+    if (!this.#unsynced) return this.#syncing ?? Promise.resolve();
+    if (!this.#syncing) return this.#startSync();
+    if (!this.#nextSync) {
+      let resolve, reject;
+      const promise = new Promise((ok, fail) => ((resolve = ok), (reject = fail)));
+      this.#nextSync = { promise, resolve, reject };
+    }
+    return this.#nextSync.promise;
+  }
+
+  #startSync() {
+    this.#unsynced = false;
+    this.#syncs++;
+    const syncing = new Promise((resolve, reject) => {
+      // A descriptor of its own: the log's may be closed (close()) or replaced (compact())
+      // while this sync runs in the thread pool. Syncing any descriptor of the file syncs the
+      // file; a compaction in between has synced the new log itself.
+      let fd;
+      try {
+        fd = fs.openSync(this.#logPath, "r");
+      } catch (err) {
+        reject(err);
+        return;
+      }
+      fs.fdatasync(fd, (err) => {
+        fs.close(fd, () => {});
+        if (err) reject(err);
+        else resolve();
+      });
+    });
+    this.#syncing = syncing;
+    syncing.then(
+      () => this.#afterSync(null),
+      (err) => this.#afterSync(err),
+    );
+    return syncing;
+  }
+
+  #afterSync(err) {
+    this.#syncing = null;
+    if (err) this.#syncError ??= Object.assign(new Error(`wasq FileStorage: syncing ${this.#logPath} failed: ${err.message}`), { cause: err });
+    const next = this.#nextSync;
+    this.#nextSync = null;
+    if (!next) return;
+    if (this.#syncError) next.reject(this.#syncError);
+    else if (this.#fd < 0) next.resolve(); // close() synced everything before closing
+    else this.#startSync().then(next.resolve, next.reject);
   }
 
   /** Rewrite the log to hold only the live records: new file, fsync, atomic rename, fsync dir. */
@@ -185,7 +266,8 @@ export class FileStorage {
 
   close() {
     if (this.#fd < 0) return;
-    if (!this.#fsync) fs.fdatasyncSync(this.#fd);
+    if (this.#fsync !== true && this.#unsynced) fs.fdatasyncSync(this.#fd);
+    this.#unsynced = false;
     fs.closeSync(this.#fd);
     this.#fd = -1;
     if (this.#lockPath) releaseLock(this.#lockPath);

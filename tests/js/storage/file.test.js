@@ -4,6 +4,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { spawnSync } from "node:child_process";
+import fsDefault from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
 import { FileStorage, FILE_FORMAT_VERSION } from "./adapters.js";
 import { roundTrip, isolatesBuffers, refusesBadBatches, snapshot, bytes } from "./contract.js";
 
@@ -199,6 +201,110 @@ test("FileStorage with fsync: false reports relaxed durability and flush() makes
   assert.deepEqual(snapshot(again), { a: [49] });
   again.close();
   assert.throws(() => again.commit({ put: [["b", bytes("2")]] }), /closed/);
+});
+
+test('FileStorage with fsync: "group": overlapping flushes share one sync, and every flushed commit is on disk', async () => {
+  const dir = tempDir();
+  const s = new FileStorage(dir, { fsync: "group" });
+  assert.equal(s.durability, "full");
+  assert.equal(s.stats.syncs, 0);
+  // Nothing written: nothing to sync.
+  await s.flush();
+  assert.equal(s.stats.syncs, 0);
+
+  const logBefore = fs.statSync(logOf(dir)).size;
+  s.commit({ put: [["k0", bytes("0")]], del: [] });
+  // Written before commit returns (a killed process loses nothing), synced later.
+  assert.ok(fs.statSync(logOf(dir)).size > logBefore);
+  const first = s.flush(); // starts sync 1
+  assert.equal(s.stats.syncs, 1);
+  // Commits made while sync 1 runs are not covered by it: they all wait for sync 2.
+  const later = [];
+  for (let i = 1; i <= 10; i++) {
+    s.commit({ put: [[`k${i}`, bytes(String(i))]], del: [] });
+    later.push(s.flush());
+  }
+  assert.equal(s.stats.syncs, 1, "no second sync while the first runs");
+  await first;
+  await Promise.all(later);
+  assert.equal(s.stats.syncs, 2, "ten flushes after sync 1 began shared sync 2");
+  // A flush with nothing written since the last sync began needs no new one.
+  await s.flush();
+  assert.equal(s.stats.syncs, 2);
+
+  // close() with a sync running and flushes waiting for the next: it syncs what is left, and
+  // every waiting flush still resolves.
+  s.commit({ put: [["a", bytes("a")]], del: [] });
+  const running = s.flush();
+  s.commit({ put: [["b", bytes("b")]], del: ["k0"] });
+  const waiting = s.flush();
+  s.close();
+  await Promise.all([running, waiting]);
+  await assert.rejects(s.flush(), /closed/);
+
+  const again = new FileStorage(dir);
+  const expected = { a: [97], b: [98] };
+  for (let i = 1; i <= 10; i++) expected[`k${i}`] = [...bytes(String(i))];
+  assert.deepEqual(snapshot(again), expected);
+  again.close();
+});
+
+test("FileStorage refuses an fsync option it does not know", () => {
+  for (const fsync of ["yes", 1, null]) {
+    assert.throws(() => new FileStorage(tempDir(), { fsync }), { name: "TypeError", message: /fsync must be/ });
+  }
+});
+
+test('HTTP answers from an Engine on fsync: "group" FileStorage wait for a shared sync', async () => {
+  const { Engine, ManualClock, createFetchHandler } = await import("../../../pkg/entry/node.js");
+  const dir = tempDir();
+  const storage = new FileStorage(dir, { fsync: "group" });
+  const engine = new Engine({ clock: new ManualClock(Date.parse("2026-01-01T00:00:00Z")), storage, seed: 3 });
+  const fetch = createFetchHandler(engine);
+  const call = (action, params) =>
+    fetch(
+      new Request("http://localhost:9324/", {
+        method: "POST",
+        headers: { "content-type": "application/x-amz-json-1.0", "x-amz-target": `AmazonSQS.${action}` },
+        body: JSON.stringify(params),
+      }),
+    );
+  const created = await call("CreateQueue", { QueueName: "grouped" });
+  assert.equal(created.status, 200);
+  const { QueueUrl } = await created.json();
+  const syncsBefore = storage.stats.syncs;
+  assert.ok(syncsBefore >= 1, "the CreateQueue answer waited for a sync");
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => call("SendMessage", { QueueUrl, MessageBody: `m${i}` })),
+  );
+  for (const a of answers) assert.equal(a.status, 200);
+  const syncs = storage.stats.syncs - syncsBefore;
+  assert.ok(syncs >= 1 && syncs < 20, `20 concurrent sends shared their syncs (${syncs})`);
+
+  // An answer is held until its sync completes: with the syncs held back, nothing is answered.
+  const held = [];
+  const realSync = fsDefault.fdatasync;
+  fsDefault.fdatasync = (fd, cb) => held.push(() => realSync(fd, cb));
+  syncBuiltinESMExports();
+  try {
+    let answered = false;
+    const pending = call("SendMessage", { QueueUrl, MessageBody: "held" }).then((r) => ((answered = true), r));
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(answered, false, "answered before its sync completed");
+    assert.equal(held.length, 1);
+    held.shift()();
+    assert.equal((await pending).status, 200);
+  } finally {
+    fsDefault.fdatasync = realSync;
+    syncBuiltinESMExports();
+  }
+  engine.close();
+  const reopened = new Engine({ storage: new FileStorage(dir), seed: 3 });
+  assert.deepEqual(
+    reopened.peek(QueueUrl).messages.map((m) => m.body).sort(),
+    [...Array.from({ length: 20 }, (_, i) => `m${i}`), "held"].sort(),
+  );
+  reopened.close();
 });
 
 test("an Engine recovers from FileStorage, and through loadAll() when a subclass replaces it", async () => {
