@@ -29,6 +29,9 @@ pub(crate) struct Journal {
     /// Touched records, possibly repeated; sorted and deduplicated when collected (a Vec keeps
     /// the hot path to a push and avoids another B-tree instantiation).
     pub(crate) dirty: Vec<RecordKey>,
+    /// The Meta record is touched by every send (the sequence counter): a flag rather than one
+    /// more key per entry for the collector to sort and drop again.
+    pub(crate) meta_dirty: bool,
     pub(crate) events: Vec<Event>,
     /// Persisting is on unless the host asked for a pure in-memory engine.
     pub(crate) record: bool,
@@ -42,7 +45,11 @@ pub(crate) struct Journal {
 impl Journal {
     pub(crate) fn touch(&mut self, key: RecordKey) {
         if self.record {
-            self.dirty.push(key);
+            if key == RecordKey::Meta {
+                self.meta_dirty = true;
+            } else {
+                self.dirty.push(key);
+            }
         }
     }
 

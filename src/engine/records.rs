@@ -210,6 +210,8 @@ impl Engine {
         let mut dirty = std::mem::take(&mut self.journal.dirty);
         dirty.sort_unstable();
         dirty.dedup();
+        // Meta sorts before every other key, so it goes first, as when it was in the list.
+        let meta = std::mem::take(&mut self.journal.meta_dirty).then_some(RecordKey::Meta);
         let mut key_text = String::with_capacity(40 + region.map_or(0, str::len));
         if let Some(region) = region {
             key_text.push_str(region);
@@ -217,7 +219,7 @@ impl Engine {
         }
         let prefix = key_text.len();
         let mut value = String::with_capacity(256);
-        for key in dirty {
+        for key in meta.into_iter().chain(dirty) {
             key_text.truncate(prefix);
             push_key(&mut key_text, &key);
             value.clear();
