@@ -9,6 +9,8 @@
 //                 with no event listener (takeChanges; takeEvents too in builds whose core has
 //                 no event feed switch, which always collected events)
 //   engine-manual Engine.dispatch with ManualClock and MemoryStorage (clock read, commit)
+//   engine-nostorage the same with `storage: null` (nothing to outlive the process: no changes
+//                 encoded, nothing committed)
 //   engine-events the same with one "event" listener (events collected, encoded and delivered)
 //   engine-system Engine.dispatch with SystemClock (adds re-arming the one setTimeout)
 //   sdk           @aws-sdk/client-sqs through createRequestHandler (signing, HTTP shape, MD5 checks)
@@ -129,8 +131,8 @@ function coreLayer() {
   };
 }
 
-function engineLayer(clock, { listen = false } = {}) {
-  const engine = new Engine({ clock, storage: new MemoryStorage(), seed: 1 });
+function engineLayer(clock, { listen = false, storage = new MemoryStorage() } = {}) {
+  const engine = new Engine({ clock, storage, seed: 1 });
   let events = 0;
   if (listen) engine.on("event", () => events++);
   return { call: (action, params) => engine.dispatch(action, params), close: () => engine.close() };
@@ -221,6 +223,7 @@ async function rate(layer, cycle, seconds) {
 const layers = [
   ["core", () => coreLayer()],
   ["engine-manual", () => engineLayer(new ManualClock(START))],
+  ["engine-nostorage", () => engineLayer(new ManualClock(START), { storage: null })],
   ["engine-events", () => engineLayer(new ManualClock(START), { listen: true })],
   ["engine-system", () => engineLayer(new SystemClock())],
 ];

@@ -156,7 +156,7 @@ for (const workload of ["single", "batch10"]) {
     const v = pick({ side: "native", bench: "cycle", workload, layer }, "messages_per_s");
     console.log(`| native ${layer} |${base ? " |" : ""} ${n(v)} | ${(v / nativeCore).toFixed(2)} |${base ? " |" : ""}`);
   }
-  for (const layer of ["core", "engine-manual", "engine-events", "engine-system", "sdk"]) {
+  for (const layer of ["core", "engine-manual", "engine-nostorage", "engine-events", "engine-system", "sdk"]) {
     const v = pick({ side: "wasm", bench: "cycle", workload, layer }, "messages_per_s");
     const b = pick({ side: "baseline", bench: "cycle", workload, layer }, "messages_per_s");
     if (Number.isNaN(v) && Number.isNaN(b)) continue;
