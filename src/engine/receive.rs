@@ -385,7 +385,8 @@ impl Engine {
                 serial: m.serial,
             }),
             md5_of_body: crate::digest::hex16(&m.body_md5),
-            body: m.body.to_string(),
+            // Not `to_string()`: on a `Box<str>` that goes through `Display` and the formatter.
+            body: String::from(&*m.body),
             attributes,
             md5_of_message_attributes,
             message_attributes,
