@@ -41,6 +41,15 @@ fn send_batch_whole_request_errors() {
         json!({"QueueUrl": url, "Entries": [{"Id": "a", "MessageBody": "x"}, {"Id": "a", "MessageBody": "y"}]}),
     );
     assert_err(&e, "BatchEntryIdsNotDistinct", "Id a repeated.");
+    // Several repeats: the one named is the first entry that repeats an earlier id.
+    let e = h.err_unchanged(
+        &url,
+        "SendMessageBatch",
+        json!({"QueueUrl": url, "Entries": [
+            {"Id": "a", "MessageBody": "1"}, {"Id": "b", "MessageBody": "2"},
+            {"Id": "b", "MessageBody": "3"}, {"Id": "a", "MessageBody": "4"}]}),
+    );
+    assert_err(&e, "BatchEntryIdsNotDistinct", "Id b repeated.");
     let long = "i".repeat(81);
     for bad in ["", "invalid:id", long.as_str()] {
         let e = h.err_unchanged(

@@ -17,7 +17,6 @@ use crate::events::EventKind;
 use crate::model::MessageAttributes;
 use crate::validate;
 use md5::{Digest, Md5};
-use std::collections::BTreeSet;
 
 const DEDUP_WINDOW_MS: u64 = 5 * 60 * 1000;
 const MAX_BATCH_BYTES: usize = 1_048_576;
@@ -356,14 +355,21 @@ pub(super) fn check_batch_shape<'a>(
     if n > 10 {
         return Err(SqsError::TooManyEntriesInBatchRequest(n));
     }
-    let mut seen = BTreeSet::new();
-    let ids: Vec<Option<&str>> = ids.collect();
-    for id in &ids {
+    // At most ten ids: a stack array and pairwise comparison, not a Vec and a B-tree set per
+    // batch call. The id reported is the first (in entry order) that repeats an earlier one.
+    let mut list: [Option<&str>; 10] = [None; 10];
+    for (slot, id) in list.iter_mut().zip(ids) {
+        *slot = id;
+    }
+    let list = &list[..n];
+    for id in list {
         validate::validate_batch_entry_id(id.unwrap_or_default())?;
     }
-    for id in ids.into_iter().flatten() {
-        if !seen.insert(id) {
-            return Err(SqsError::BatchEntryIdsNotDistinct(id.to_string()));
+    for (j, id) in list.iter().enumerate() {
+        if let Some(id) = id {
+            if list[..j].contains(&Some(id)) {
+                return Err(SqsError::BatchEntryIdsNotDistinct(id.to_string()));
+            }
         }
     }
     Ok(())
