@@ -19,6 +19,8 @@ use std::borrow::Cow;
 pub(super) struct Content<'a> {
     pub(super) id: Result<u128, String>,
     pub(super) body: Cow<'a, str>,
+    /// The body's MD5: `None` in a version 1 record, which did not keep it.
+    pub(super) md5: Option<[u8; 16]>,
     pub(super) attributes: Option<MessageAttributes>,
     /// Boxed as the message keeps it, which also keeps the list of read records small.
     pub(super) extra: Option<Box<MessageExtra>>,
@@ -37,14 +39,19 @@ pub(super) struct State {
     pub(super) visibility_changed: bool,
 }
 
-/// `{"id":…,"body":…[,"extra":{…}],"sent_at":…,"enqueued_at":…}`. A message with attributes
-/// (nested objects, base64) is left to the general path.
+/// `{"id":…,"body":…[,"md5":…][,"extra":{…}],"sent_at":…,"enqueued_at":…}` (`md5` since
+/// format 2). A message with attributes (nested objects, base64) is left to the general path.
 pub(super) fn content(text: &str) -> Option<Content<'_>> {
     let mut r = Cursor { text, i: 0 };
     r.lit(b"{\"id\":")?;
     let id = r.string()?;
     r.lit(b",\"body\":")?;
     let body = r.string()?;
+    let md5 = if r.lit(b",\"md5\":").is_some() {
+        Some(md5(&r.string()?)?)
+    } else {
+        None
+    };
     let extra = if r.lit(b",\"extra\":").is_some() {
         Some(Box::new(r.extra()?))
     } else {
@@ -58,6 +65,7 @@ pub(super) fn content(text: &str) -> Option<Content<'_>> {
     Some(Content {
         id: uuid(&id).ok_or_else(|| id.into_owned()),
         body,
+        md5,
         attributes: None,
         extra,
         sent_at,
@@ -157,6 +165,21 @@ pub(super) fn uuid(s: &str) -> Option<u128> {
     }
     let [hi, lo] = halves;
     Some((u128::from(hi) << 64) | u128::from(lo))
+}
+
+/// A stored MD5: exactly 32 hex digits (the writer's are lower case). Both paths read it here, so
+/// they agree on what is one.
+pub(super) fn md5(s: &str) -> Option<[u8; 16]> {
+    let b = s.as_bytes();
+    if b.len() != 32 {
+        return None;
+    }
+    let mut out = [0u8; 16];
+    for (o, pair) in out.iter_mut().zip(b.chunks_exact(2)) {
+        let [hi, lo] = pair else { return None };
+        *o = (hex_digit(*hi)? << 4) | hex_digit(*lo)?;
+    }
+    Some(out)
 }
 
 #[inline(always)]
