@@ -492,14 +492,25 @@ impl Engine {
         into: &mut Read<'a>,
     ) -> Result<(), RestoreError> {
         let corrupt = |what: &str| RestoreError::Corrupt(format!("record {key:?}: {what}"));
+        // Message and deduplication keys in the writer's form are read by their bytes; the
+        // parts then only say which kind the record is.
+        let message_key = reader::message_key(key);
         let mut segments = key.split('/');
-        let parts = [
-            segments.next(),
-            segments.next(),
-            segments.next(),
-            segments.next(),
-        ];
+        let parts = match message_key {
+            Some((kind, ..)) => [Some(kind), Some(""), Some(""), None],
+            None => [
+                segments.next(),
+                segments.next(),
+                segments.next(),
+                segments.next(),
+            ],
+        };
         let hex = |s: &str| reader::key_hex(s).ok_or_else(|| corrupt("bad key"));
+        // After the value, as the key's numbers always were read.
+        let numbers = |q: &str, n: &str| match message_key {
+            Some((_, q, n)) => Ok((q, n)),
+            None => Ok((hex(q)?, hex(n)?)),
+        };
         let text = std::str::from_utf8(value).map_err(|e| corrupt(&e.to_string()))?;
         // One general JSON reader (text into `Value`) for every record the fast reader does
         // not take: each reader type is more wasm.
@@ -520,7 +531,7 @@ impl Engine {
                         read!(content_from_value(&v))?
                     }
                 };
-                into.contents.push(((hex(q)?, hex(s)?), record));
+                into.contents.push((numbers(q, s)?, record));
                 return Ok(());
             }
             [Some("s"), Some(q), Some(s), None] => {
@@ -531,7 +542,7 @@ impl Engine {
                         read!(state_from_value(&v))?
                     }
                 };
-                into.states.push(((hex(q)?, hex(s)?), record));
+                into.states.push((numbers(q, s)?, record));
                 return Ok(());
             }
             [Some("d"), Some(q), Some(n), None] => {
@@ -542,7 +553,8 @@ impl Engine {
                         read!(dedup_from_value(&v))?
                     }
                 };
-                into.dedups.push((hex(q)?, hex(n)?, record));
+                let (q, n) = numbers(q, n)?;
+                into.dedups.push((q, n, record));
                 return Ok(());
             }
             _ => {}

@@ -351,7 +351,12 @@ fn the_stored_body_md5_is_used_and_checked() {
     let got = call(&mut e, "ReceiveMessage", json!({"QueueUrl": url}));
     assert_eq!(got["Messages"][0]["MD5OfBody"], json!(other));
 
-    for bad in [&real[..31], "0123456789abcdef0123456789abcdeg", ""] {
+    for bad in [
+        &real[..31],
+        "0123456789abcdef0123456789abcdeg",
+        "0123456789ABCDEF0123456789abcdef",
+        "",
+    ] {
         for spaced in [false, true] {
             let mut broken = text.replace(&real, bad);
             if spaced {
@@ -441,7 +446,53 @@ fn the_reader_leaves_what_it_does_not_write_to_the_general_path() {
         assert!(reader::dedup(&odd).is_none(), "{odd}");
     }
     assert_eq!(reader::key_hex("00000000000000ff"), Some(255));
+    assert_eq!(reader::key_hex("00000000000000FF"), Some(255));
     assert_eq!(reader::key_hex("+ff"), u64::from_str_radix("+ff", 16).ok());
     assert_eq!(reader::key_hex("0000000000000000ff"), Some(255));
     assert_eq!(reader::key_hex(""), None);
+}
+
+proptest! {
+    /// Eight digits at a time read exactly what one at a time reads (lower case only), for text
+    /// weighted towards the characters either side of each digit range.
+    #[test]
+    fn hex8_reads_lower_case_hex_digits_and_nothing_else(
+        text in proptest::collection::vec(
+            prop_oneof![
+                Just(b'/'), Just(b'0'), Just(b'9'), Just(b':'), Just(b'`'), Just(b'a'),
+                Just(b'f'), Just(b'g'), Just(b'A'), Just(b'F'), Just(b'@'),
+                0x30u8..0x3a, 0x61u8..0x67, any::<u8>(),
+            ],
+            8,
+        )
+    ) {
+        let expected = text
+            .iter()
+            .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c))
+            .then(|| u32::from_str_radix(std::str::from_utf8(&text).unwrap(), 16).unwrap());
+        prop_assert_eq!(reader::hex8(u64::from_le_bytes(text.try_into().unwrap())), expected);
+    }
+
+    /// A message or deduplication key read by its bytes names what its parts name.
+    #[test]
+    fn message_keys_read_by_their_bytes_as_by_their_parts(
+        kind in prop_oneof![Just("m"), Just("s"), Just("d"), Just("q"), Just("a")],
+        q in any::<u64>(),
+        n in any::<u64>(),
+        upper in any::<bool>(),
+    ) {
+        let mut key = format!("{kind}/{q:016x}/{n:016x}");
+        if upper {
+            key = key.to_uppercase();
+        }
+        let fast = reader::message_key(&key);
+        if ["m", "s", "d"].contains(&kind) && !upper {
+            prop_assert_eq!(fast, Some((kind, q, n)));
+        } else {
+            prop_assert_eq!(fast, None);
+        }
+        let parts: Vec<&str> = key.split('/').collect();
+        prop_assert_eq!(reader::key_hex(parts[1]), Some(q));
+        prop_assert_eq!(reader::key_hex(parts[2]), Some(n));
+    }
 }
