@@ -23,18 +23,12 @@ pub fn md5_hex(data: &[u8]) -> String {
 /// Lower-case hex of a 16-byte digest (a stored MD5), through one buffer rather than a push
 /// per digit: it is written twice for every message of a send → receive cycle.
 pub(crate) fn hex16(bytes: &[u8; 16]) -> String {
-    String::from_utf8(hex16_digits(bytes).to_vec()).unwrap_or_default()
-}
-
-/// The 32 lower-case hex digits of a 16-byte digest, on the stack (the content record writes
-/// one per message and keeps no `String` of it).
-pub(crate) fn hex16_digits(bytes: &[u8; 16]) -> [u8; 32] {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut out = [0u8; 32];
     for (pair, b) in out.chunks_exact_mut(2).zip(bytes) {
         pair.copy_from_slice(&[DIGITS[(b >> 4) as usize], DIGITS[(b & 0xf) as usize]]);
     }
-    out
+    String::from_utf8(out.to_vec()).unwrap_or_default()
 }
 
 /// Lower-case hex SHA-256 of `data`: the content-based deduplication id when given the body's

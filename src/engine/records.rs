@@ -8,7 +8,7 @@
 //! | `meta` | format version and the engine's counters |
 //! | `q/<queue>` | a queue: name, attributes, tags, timestamps |
 //! | `m/<queue>/<seq>` | a message's immutable content (written once), with its body's MD5 |
-//! | `s/<queue>/<seq>` | a message's delivery state (rewritten on receive and visibility changes) |
+//! | `s/<queue>/<seq>` | a message's delivery state (rewritten on receive and visibility changes; none while it is [`unstarted`]) |
 //! | `d/<queue>/<n>` | a FIFO deduplication entry |
 //! | `a/<queue>/<n>` | a cached FIFO receive (ReceiveRequestAttemptId), for retries |
 //! | `x/<name>` | a recently deleted queue name |
@@ -18,8 +18,10 @@
 //! written by a newer format version is refused, never misread.
 //!
 //! Versions: 2 added `md5` to content records (restore recomputed every body's MD5 before, a
-//! tenth of recovering a store). Version 1 stores are read as they are: a content record without
-//! `md5` has it computed from the body, as before.
+//! tenth of recovering a store), and leaves out the state record of a message that is visible and
+//! was never received (most of a backlog: it was half of a store's records, and of recovering
+//! it). Version 1 stores are read as they are: a content record without `md5` has it computed
+//! from the body, as before; there every message has a state record.
 
 use super::attributes::QueueAttributes;
 use super::ids::uuid_text;
@@ -61,6 +63,7 @@ pub enum RestoreError {
 }
 
 struct MetaRecord {
+    version: u32,
     /// The seed ids and receipt handles derive from: a store keeps its seed, so handles issued
     /// before a restart stay valid even when the host drew the seed at random.
     seed: Option<u64>,
@@ -191,6 +194,19 @@ fn push_hex16(out: &mut String, v: u64) {
     out.push_str(std::str::from_utf8(&text).unwrap_or_default());
 }
 
+/// A message that is visible and was never received (a delayed one too, once its delay is over):
+/// the state restore gives a message without a state record (format 2), so none is stored.
+fn unstarted(m: &Message) -> bool {
+    let s = reader::State::UNSTARTED;
+    m.state == s.state
+        && m.deadline == s.deadline
+        && m.receive_count == s.receive_count
+        && m.serial == s.serial
+        && m.first_receive_at == s.first_receive_at
+        && m.received_at == s.received_at
+        && m.visibility_changed == s.visibility_changed
+}
+
 /// A stable sort by key through one shared sort instantiation: a `sort_by_key` per record
 /// type would put a separate copy of the sort (~5 KB) into the wasm for each.
 fn sorted_by<T>(items: Vec<T>, key: impl Fn(&T) -> (u64, u64)) -> Vec<T> {
@@ -274,11 +290,7 @@ impl Engine {
                 let m = q.messages.get(seq)?;
                 let mut o = Obj::new(out);
                 o.str("id", &uuid_text(m.id(&q.keys))).str("body", &m.body);
-                let md5 = crate::digest::hex16_digits(&m.body_md5);
-                json_out::string(
-                    o.member("md5"),
-                    std::str::from_utf8(&md5).unwrap_or_default(),
-                );
+                o.str("md5", &crate::digest::hex16(&m.body_md5));
                 if let Some(a) = &m.attributes {
                     codec::write_message_attributes(o.member("attributes"), a);
                 }
@@ -292,6 +304,11 @@ impl Engine {
             }
             RecordKey::State(uid, seq) => {
                 let m = self.queues.get(uid)?.messages.get(seq)?;
+                if unstarted(m) {
+                    // Deleted rather than written: restore gives a message without one this
+                    // state. A message can come back to it (a delay ends).
+                    return None;
+                }
                 Obj::new(out)
                     .str("state", codec::state_name(m.state))
                     .u64("deadline", m.deadline)
@@ -341,10 +358,11 @@ impl Engine {
         engine.journal.observe = false;
         let records = records.into_iter();
         let mut read = Read::default();
-        // Two records per message: one allocation each instead of a dozen growing copies.
-        let messages = records.size_hint().0 / 2;
-        read.contents.reserve(messages);
-        read.states.reserve(messages);
+        // Up to one content record per record (format 2: a backlog stores no states) and a
+        // state per message at most: one allocation each instead of a dozen growing copies.
+        let records_hint = records.size_hint().0;
+        read.contents.reserve(records_hint);
+        read.states.reserve(records_hint / 2);
         for (key, value) in records {
             engine.read_record(key, value, &mut read)?;
         }
@@ -357,6 +375,7 @@ impl Engine {
             attempts,
         } = read;
         let has_data = !queues.is_empty() || !contents.is_empty() || !engine.tasks.is_empty();
+        let version = meta.as_ref().map_or(FORMAT_VERSION, |m| m.version);
         match meta {
             Some(m) => {
                 if let Some(seed) = m.seed.filter(|s| *s != engine.config.seed) {
@@ -393,13 +412,25 @@ impl Engine {
         engine.tasks = sorted_by(std::mem::take(&mut engine.tasks), |t| (t.id, 0));
         let contents = sorted_by(contents, |(k, _)| *k);
         let states = sorted_by(states, |(k, _)| *k);
-        if contents.len() != states.len() || contents.iter().zip(&states).any(|(c, s)| c.0 != s.0) {
-            return Err(RestoreError::Corrupt(
-                "message content and state records do not pair up".into(),
-            ));
-        }
-        for (((uid, seq), c), (_, s)) in contents.into_iter().zip(states) {
+        let unpaired =
+            || RestoreError::Corrupt("message content and state records do not pair up".into());
+        // Since format 2 a message without a state record has never started (see `unstarted`).
+        let mut next = 0;
+        for ((uid, seq), c) in contents {
+            let s = match states.get(next) {
+                Some((key, s)) if *key == (uid, seq) => {
+                    next += 1;
+                    *s
+                }
+                // A state record whose message is missing: the states are sorted, so it was passed.
+                Some((key, _)) if *key < (uid, seq) => return Err(unpaired()),
+                _ if version >= 2 => reader::State::UNSTARTED,
+                _ => return Err(unpaired()),
+            };
             engine.restore_message(uid, seq, c, s)?;
+        }
+        if next != states.len() {
+            return Err(unpaired());
         }
         let dedups = sorted_by(dedups, |(_, _, d)| (d.expires_at, 0));
         for (uid, n, d) in dedups {
@@ -572,6 +603,7 @@ impl Engine {
                 }
                 read!(f.u32("v"))?;
                 into.meta = Some(MetaRecord {
+                    version,
                     seed: read!(f.opt_u64("seed"))?,
                     next_seq: read!(f.u64("next_seq"))?,
                     next_queue: read!(f.u64("next_queue"))?,

@@ -29,6 +29,7 @@ pub(super) struct Content<'a> {
 }
 
 /// A state record.
+#[derive(Clone, Copy)]
 pub(super) struct State {
     pub(super) state: MessageState,
     pub(super) deadline: u64,
@@ -71,6 +72,20 @@ pub(super) fn content(text: &str) -> Option<Content<'_>> {
         sent_at,
         enqueued_at,
     })
+}
+
+impl State {
+    /// A message's state from its send until it is first received or delayed: what a message
+    /// without a state record has (format 2).
+    pub(super) const UNSTARTED: State = State {
+        state: MessageState::Visible,
+        deadline: 0,
+        receive_count: 0,
+        serial: 0,
+        first_receive_at: 0,
+        received_at: 0,
+        visibility_changed: false,
+    };
 }
 
 /// `{"state":…,"deadline":…,"receive_count":…,"serial":…,"first_receive_at":…,"received_at":…,

@@ -141,6 +141,12 @@ fn restores_to(records: &[(String, Vec<u8>)], expected: &BTreeMap<String, Vec<u8
             Some(String::from_utf8_lossy(value)),
             "record {key}"
         );
+        if key.starts_with("m/") {
+            // A message stored without a state record is restored to the state that has none.
+            let state = state_key(key);
+            let again = record_value(&e, &key_of(&state));
+            assert_eq!(again, expected.get(&state).cloned(), "record {state}");
+        }
     }
 }
 
@@ -175,10 +181,22 @@ fn variants(store: &BTreeMap<String, Vec<u8>>) -> [Vec<(String, Vec<u8>)>; 2] {
     out
 }
 
-/// The same store as a format 1 build wrote it: content records without `md5`, meta at version 1
-/// (the only differences between the two writers).
+/// The state record a format 1 build wrote for a message that format 2 stores none for.
+const UNSTARTED_V1: &str = r#"{"state":"Visible","deadline":0,"receive_count":0,"serial":0,"first_receive_at":0,"received_at":0,"visibility_changed":false}"#;
+
+/// The key of the state record of the message whose content record is `content_key`.
+fn state_key(content_key: &str) -> String {
+    format!("s{}", content_key.strip_prefix('m').unwrap())
+}
+
+/// The same store as a format 1 build wrote it: content records without `md5`, a state record
+/// for every message, meta at version 1 (the only differences between the two writers).
 fn as_version_1(store: &BTreeMap<String, Vec<u8>>) -> BTreeMap<String, Vec<u8>> {
     let meta = format!(r#"{{"v":{},"#, super::FORMAT_VERSION);
+    let unstarted = store
+        .keys()
+        .filter(|k| k.starts_with("m/") && !store.contains_key(&state_key(k)))
+        .map(|k| (state_key(k), UNSTARTED_V1.as_bytes().to_vec()));
     store
         .iter()
         .map(|(k, v)| {
@@ -198,6 +216,7 @@ fn as_version_1(store: &BTreeMap<String, Vec<u8>>) -> BTreeMap<String, Vec<u8>> 
             };
             (k.clone(), old.into_bytes())
         })
+        .chain(unstarted)
         .collect()
 }
 
@@ -320,6 +339,88 @@ fn a_store_of_a_newer_format_is_refused_with_its_version() {
     );
     // Version 1 is older, so it is read (the proptest checks it reads the same).
     assert!(restore_err(&as_version_1(&one_message_store())).is_none());
+}
+
+/// Only a format 2 store may leave a message's state record out, and no store may have a state
+/// record without its message.
+#[test]
+fn state_records_pair_up_with_their_messages() {
+    let store = one_message_store();
+    let content = store.keys().find(|k| k.starts_with("m/")).unwrap().clone();
+    assert!(
+        !store.contains_key(&state_key(&content)),
+        "an unstarted message has no state"
+    );
+    assert!(restore_err(&store).is_none());
+    let unpaired = Some(super::RestoreError::Corrupt(
+        "message content and state records do not pair up".into(),
+    ));
+    let mut v1 = as_version_1(&store);
+    assert!(restore_err(&v1).is_none());
+    v1.remove(&state_key(&content));
+    assert_eq!(restore_err(&v1), unpaired);
+    for other in [
+        "s/0000000000000001/0000000000000000",
+        "s/0000000000000fff/0000000000000fff",
+    ] {
+        let mut orphan = store.clone();
+        orphan.insert(other.into(), UNSTARTED_V1.as_bytes().to_vec());
+        assert_eq!(restore_err(&orphan), unpaired, "{other}");
+    }
+}
+
+/// A delayed message has a state record until its delay ends; then the record is deleted, and the
+/// store restores it visible.
+#[test]
+fn a_state_record_is_deleted_when_the_message_is_unstarted_again() {
+    let mut e = Engine::new(EngineConfig::default());
+    let url = call(&mut e, "CreateQueue", json!({"QueueName": "q"}))["QueueUrl"].clone();
+    call(
+        &mut e,
+        "SendMessage",
+        json!({"QueueUrl": url, "MessageBody": "b", "DelaySeconds": 5}),
+    );
+    let sent = e.take_changes();
+    let state = sent
+        .put
+        .iter()
+        .find(|(k, _)| k.starts_with("s/"))
+        .map(|(k, _)| k.clone())
+        .expect("a delayed message has a state record");
+    let mut store: BTreeMap<String, Vec<u8>> = sent.put.into_iter().collect();
+    let later = e
+        .dispatch(
+            NOW + 6_000,
+            &CallContext::default(),
+            "GetQueueAttributes",
+            json!({"QueueUrl": url, "AttributeNames": ["ApproximateNumberOfMessages"]}),
+        )
+        .unwrap();
+    assert_eq!(
+        later["Attributes"]["ApproximateNumberOfMessages"],
+        json!("1")
+    );
+    let ended = e.take_changes();
+    assert!(ended.del.contains(&state), "{:?}", ended.del);
+    for k in ended.del {
+        store.remove(&k);
+    }
+    store.extend(ended.put);
+    assert!(!store.keys().any(|k| k.starts_with("s/")));
+    let mut back = Engine::restore(
+        EngineConfig::default(),
+        store.iter().map(|(k, v)| (k.as_str(), v.as_slice())),
+    )
+    .unwrap();
+    let got = back
+        .dispatch(
+            NOW + 6_000,
+            &CallContext::default(),
+            "ReceiveMessage",
+            json!({"QueueUrl": url}),
+        )
+        .unwrap();
+    assert_eq!(got["Messages"][0]["Body"], json!("b"));
 }
 
 /// The MD5 a receive answers with is the one the content record keeps, not one recomputed
