@@ -210,26 +210,22 @@ fn unstarted(m: &Message) -> bool {
 /// A stable sort by key through one shared sort instantiation: a `sort_by_key` per record
 /// type would put a separate copy of the sort (~5 KB) into the wasm for each.
 fn sorted_by<T>(items: Vec<T>, key: impl Fn(&T) -> (u64, u64)) -> Vec<T> {
-    let mut order: Vec<((u64, u64), usize)> =
-        items.iter().enumerate().map(|(i, t)| (key(t), i)).collect();
-    if sort_order(&mut order) {
+    // Checked in place first: records usually come back sorted, and the list of keys is 2.4 MB
+    // of fresh memory for 100,000 messages (page faults are much of a first restore).
+    if items
+        .windows(2)
+        .all(|w| w.first().map(&key) <= w.get(1).map(&key))
+    {
         return items;
     }
+    let mut order: Vec<((u64, u64), usize)> =
+        items.iter().enumerate().map(|(i, t)| (key(t), i)).collect();
+    order.sort_unstable();
     let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
     order
         .into_iter()
         .filter_map(|(_, i)| slots.get_mut(i).and_then(Option::take))
         .collect()
-}
-
-/// Sorts `(key, position)` pairs (the position breaks ties, which keeps the sort stable);
-/// `true` when they were in order already, as a store's records usually come back.
-fn sort_order(order: &mut [((u64, u64), usize)]) -> bool {
-    if order.windows(2).all(|w| w.first() <= w.get(1)) {
-        return true;
-    }
-    order.sort_unstable();
-    false
 }
 
 impl Engine {
