@@ -8,7 +8,7 @@
 //! | `meta` | format version and the engine's counters |
 //! | `q/<queue>` | a queue: name, attributes, tags, timestamps |
 //! | `m/<queue>/<seq>` | a message's immutable content (written once), with its body's MD5 |
-//! | `s/<queue>/<seq>` | a message's delivery state (rewritten on receive and visibility changes; none while it is [`unstarted`]) |
+//! | `s/<queue>/<seq>` | a message's delivery state (rewritten on receive and visibility changes; none while it is `unstarted`) |
 //! | `d/<queue>/<n>` | a FIFO deduplication entry |
 //! | `a/<queue>/<n>` | a cached FIFO receive (ReceiveRequestAttemptId), for retries |
 //! | `x/<name>` | a recently deleted queue name |
