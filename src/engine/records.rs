@@ -372,6 +372,7 @@ impl Engine {
         } = read;
         let has_data = !queues.is_empty() || !contents.is_empty() || !engine.tasks.is_empty();
         let version = meta.as_ref().map_or(FORMAT_VERSION, |m| m.version);
+        let meta_read = meta.is_some();
         match meta {
             Some(m) => {
                 if let Some(seed) = m.seed.filter(|s| *s != engine.config.seed) {
@@ -458,6 +459,12 @@ impl Engine {
         }
         engine.journal.record = record;
         engine.journal.observe = observe;
+        if version < FORMAT_VERSION && meta_read {
+            // From the next commit on the store holds this format's records (a state record
+            // deleted when a delay ends, say), so its meta record must say so in that same
+            // batch: read as version 1, that store would be refused as unpaired.
+            engine.journal.touch(RecordKey::Meta);
+        }
         Ok(engine)
     }
 

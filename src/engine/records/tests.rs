@@ -372,6 +372,75 @@ fn state_records_pair_up_with_their_messages() {
     }
 }
 
+/// A version 1 store opened by this build is marked version 2 by the first commit after it, with
+/// the records of that commit: a delay that ends deletes a state record, which a version 1 store
+/// must not lack.
+#[test]
+fn a_version_1_store_is_marked_version_2_by_its_next_commit() {
+    let delayed = Msg {
+        body: "later".into(),
+        text_attr: None,
+        binary_attr: None,
+        group: "g".into(),
+        delay: true,
+        receive: false,
+    };
+    let mut store = as_version_1(&store_of(&[delayed]));
+    assert!(store["meta"].starts_with(br#"{"v":1,"#));
+    let mut e = Engine::restore(
+        EngineConfig::default(),
+        store.iter().map(|(k, v)| (k.as_str(), v.as_slice())),
+    )
+    .unwrap();
+    let urls = call(&mut e, "ListQueues", json!({}));
+    let url = urls["QueueUrls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| !u.as_str().unwrap().ends_with(".fifo"))
+        .unwrap()
+        .clone();
+    // Past the delay (`store_of` delays by 5 s): the message becomes unstarted.
+    e.dispatch(
+        NOW + 6_000,
+        &CallContext::default(),
+        "GetQueueAttributes",
+        json!({"QueueUrl": url, "AttributeNames": ["All"]}),
+    )
+    .unwrap();
+    let changes = e.take_changes();
+    assert!(
+        changes.del.iter().any(|k| k.starts_with("s/")),
+        "{:?}",
+        changes.del
+    );
+    let meta = changes
+        .put
+        .iter()
+        .find(|(k, _)| k == "meta")
+        .expect("meta rewritten");
+    let v2 = format!(r#"{{"v":{},"#, super::FORMAT_VERSION);
+    assert!(String::from_utf8_lossy(&meta.1).starts_with(&v2));
+    for k in changes.del {
+        store.remove(&k);
+    }
+    store.extend(changes.put);
+    let mut back = Engine::restore(
+        EngineConfig::default(),
+        store.iter().map(|(k, v)| (k.as_str(), v.as_slice())),
+    )
+    .unwrap_or_else(|err| panic!("restore after the commit: {err}"));
+    let got = back
+        .dispatch(
+            NOW + 6_000,
+            &CallContext::default(),
+            "ReceiveMessage",
+            json!({"QueueUrl": url}),
+        )
+        .unwrap();
+    assert_eq!(got["Messages"][0]["Body"], json!("later"));
+}
+
 /// A delayed message has a state record until its delay ends; then the record is deleted, and the
 /// store restores it visible.
 #[test]
