@@ -223,7 +223,7 @@ impl<'a> Fields<'a> {
             .ok_or_else(|| format!("missing field `{key}`"))
     }
 
-    fn bad(key: &str) -> String {
+    pub(super) fn bad(key: &str) -> String {
         format!("invalid value for field `{key}`")
     }
 

@@ -19,6 +19,8 @@ use std::borrow::Cow;
 pub(super) struct Content<'a> {
     pub(super) id: Result<u128, String>,
     pub(super) body: Cow<'a, str>,
+    /// The body's MD5: `None` in a version 1 record, which did not keep it.
+    pub(super) md5: Option<[u8; 16]>,
     pub(super) attributes: Option<MessageAttributes>,
     /// Boxed as the message keeps it, which also keeps the list of read records small.
     pub(super) extra: Option<Box<MessageExtra>>,
@@ -27,6 +29,7 @@ pub(super) struct Content<'a> {
 }
 
 /// A state record.
+#[derive(Clone, Copy)]
 pub(super) struct State {
     pub(super) state: MessageState,
     pub(super) deadline: u64,
@@ -37,14 +40,19 @@ pub(super) struct State {
     pub(super) visibility_changed: bool,
 }
 
-/// `{"id":…,"body":…[,"extra":{…}],"sent_at":…,"enqueued_at":…}`. A message with attributes
-/// (nested objects, base64) is left to the general path.
+/// `{"id":…,"body":…[,"md5":…][,"extra":{…}],"sent_at":…,"enqueued_at":…}` (`md5` since
+/// format 2). A message with attributes (nested objects, base64) is left to the general path.
 pub(super) fn content(text: &str) -> Option<Content<'_>> {
     let mut r = Cursor { text, i: 0 };
     r.lit(b"{\"id\":")?;
     let id = r.string()?;
     r.lit(b",\"body\":")?;
     let body = r.string()?;
+    let md5 = if r.lit(b",\"md5\":").is_some() {
+        Some(md5(&r.string()?)?)
+    } else {
+        None
+    };
     let extra = if r.lit(b",\"extra\":").is_some() {
         Some(Box::new(r.extra()?))
     } else {
@@ -58,11 +66,26 @@ pub(super) fn content(text: &str) -> Option<Content<'_>> {
     Some(Content {
         id: uuid(&id).ok_or_else(|| id.into_owned()),
         body,
+        md5,
         attributes: None,
         extra,
         sent_at,
         enqueued_at,
     })
+}
+
+impl State {
+    /// A message's state from its send until it is first received or delayed: what a message
+    /// without a state record has (format 2).
+    pub(super) const UNSTARTED: State = State {
+        state: MessageState::Visible,
+        deadline: 0,
+        receive_count: 0,
+        serial: 0,
+        first_receive_at: 0,
+        received_at: 0,
+        visibility_changed: false,
+    };
 }
 
 /// `{"state":…,"deadline":…,"receive_count":…,"serial":…,"first_receive_at":…,"received_at":…,
@@ -130,59 +153,109 @@ pub(super) fn dedup(text: &str) -> Option<Dedup<'_>> {
     })
 }
 
-/// A MessageId as `format_uuid` writes it (8-4-4-4-12 hex digits) read from its bytes; any other
-/// text goes through `parse_uuid`, which decides what it accepts.
+/// A MessageId as `format_uuid` writes it (8-4-4-4-12 lower-case hex digits) read from its
+/// bytes; any other text goes through `parse_uuid`, which decides what it accepts.
 pub(super) fn uuid(s: &str) -> Option<u128> {
     let b = s.as_bytes();
-    if b.len() != 36 {
-        return parse_uuid(s);
-    }
-    // Two u64 halves: a u128 shift per digit is several instructions in wasm32.
-    let mut halves = [0u64; 2];
-    let mut digits = 0;
-    for (i, c) in b.iter().enumerate() {
-        if matches!(i, 8 | 13 | 18 | 23) {
-            if *c != b'-' {
-                return parse_uuid(s);
-            }
-            continue;
+    let fast = || {
+        if b.len() != 36 || [8, 13, 18, 23].iter().any(|i| b.get(*i) != Some(&b'-')) {
+            return None;
         }
-        let Some(d) = hex_digit(*c) else {
-            return parse_uuid(s);
-        };
-        if let Some(h) = halves.get_mut(digits / 16) {
-            *h = (*h << 4) | u64::from(d);
-        }
-        digits += 1;
-    }
-    let [hi, lo] = halves;
-    Some((u128::from(hi) << 64) | u128::from(lo))
+        // The 4-digit groups in pairs, so that every word is eight digits.
+        let hi = pair(hex8(word(b, 0)?)?, hex8(half(b, 9)? | half(b, 14)? << 32)?);
+        let lo = pair(
+            hex8(half(b, 19)? | half(b, 24)? << 32)?,
+            hex8(word(b, 28)?)?,
+        );
+        Some((u128::from(hi) << 64) | u128::from(lo))
+    };
+    fast().or_else(|| parse_uuid(s))
 }
 
-#[inline(always)]
-fn hex_digit(c: u8) -> Option<u8> {
-    match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        b'A'..=b'F' => Some(c - b'A' + 10),
-        _ => None,
+/// A stored MD5: exactly 32 lower-case hex digits, as the writer writes them. Both paths read it
+/// here, so they agree on what is one.
+pub(super) fn md5(s: &str) -> Option<[u8; 16]> {
+    let b = s.as_bytes();
+    if b.len() != 32 {
+        return None;
     }
+    let mut out = [0u8; 16];
+    for (i, o) in out.chunks_exact_mut(4).enumerate() {
+        o.copy_from_slice(&hex8(word(b, 8 * i)?)?.to_be_bytes());
+    }
+    Some(out)
 }
 
-/// A record key's number: up to 16 hex digits, as `key_string` writes them. Anything else goes
-/// through `u64::from_str_radix`, which decides what it accepts.
+/// The eight bytes at `at` as one word, the first the lowest.
+fn word(b: &[u8], at: usize) -> Option<u64> {
+    Some(u64::from_le_bytes(b.get(at..at + 8)?.try_into().ok()?))
+}
+
+/// The four bytes at `at` as the low half of a word.
+fn half(b: &[u8], at: usize) -> Option<u64> {
+    Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?).into())
+}
+
+fn pair(hi: u32, lo: u32) -> u64 {
+    (u64::from(hi) << 32) | u64::from(lo)
+}
+
+/// Eight lower-case hex digits (the bytes of `w`, the first the lowest), all at once: the digits
+/// of every MessageId, MD5 and record key of a store are read here, and one digit at a time was
+/// a tenth of a restore (most of it while the wasm still ran in V8's baseline code).
+#[inline(never)]
+pub(super) fn hex8(w: u64) -> Option<u32> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = ONES * 0x80;
+    if w & HIGH != 0 {
+        return None;
+    }
+    // With every byte below 0x80 nothing carries into the next byte: the high bit of a byte of
+    // `w + ONES * (0x80 - lo)` is set exactly when that byte is at least `lo`.
+    let at_least = |lo: u8| (w + ONES * u64::from(0x80 - lo)) & HIGH;
+    let digit = at_least(b'0') & !at_least(b'9' + 1);
+    let letter = at_least(b'a') & !at_least(b'f' + 1);
+    if digit | letter != HIGH {
+        return None;
+    }
+    // '0'..'9' are 0..9 in their low four bits, 'a'..'f' 1..6 there, plus 9.
+    let values = (w & (ONES * 0x0f)) + (letter >> 7) * 9;
+    // The first digit is the lowest byte and the most significant: pairs into bytes, then the
+    // four bytes in text order.
+    let bytes = ((values & 0x000f_000f_000f_000f) << 4) | ((values >> 8) & 0x000f_000f_000f_000f);
+    let [a, _, b, _, c, _, d, _] = bytes.to_le_bytes();
+    Some(u32::from_be_bytes([a, b, c, d]))
+}
+
+/// Sixteen lower-case hex digits.
+fn hex16(digits: &[u8]) -> Option<u64> {
+    if digits.len() != 16 {
+        return None;
+    }
+    Some(pair(hex8(word(digits, 0)?)?, hex8(word(digits, 8)?)?))
+}
+
+/// A record key's number: 16 lower-case hex digits, as `key_string` writes them. Anything else
+/// goes through `u64::from_str_radix`, which decides what it accepts.
 pub(super) fn key_hex(s: &str) -> Option<u64> {
-    if s.is_empty() || s.len() > 16 {
-        return u64::from_str_radix(s, 16).ok();
+    hex16(s.as_bytes()).or_else(|| u64::from_str_radix(s, 16).ok())
+}
+
+/// `(kind, queue, number)` of a message's or a deduplication record's key as the writer writes
+/// it (`m`, `s` or `d`, then two 16-digit numbers): most keys of a store, read without splitting.
+/// Any other key is left to the caller's general reading, which reads these the same.
+pub(super) fn message_key(key: &str) -> Option<(&'static str, u64, u64)> {
+    let b = key.as_bytes();
+    let kind = match b.first()? {
+        b'm' => "m",
+        b's' => "s",
+        b'd' => "d",
+        _ => return None,
+    };
+    if b.len() != 35 || b.get(1) != Some(&b'/') || b.get(18) != Some(&b'/') {
+        return None;
     }
-    let mut v = 0u64;
-    for c in s.bytes() {
-        let Some(d) = hex_digit(c) else {
-            return u64::from_str_radix(s, 16).ok();
-        };
-        v = (v << 4) | u64::from(d);
-    }
-    Some(v)
+    Some((kind, hex16(b.get(2..18)?)?, hex16(b.get(19..)?)?))
 }
 
 struct Cursor<'a> {
