@@ -669,3 +669,12 @@ proptest! {
         prop_assert_eq!(reader::key_hex(parts[2]), Some(n));
     }
 }
+
+/// The state a new message starts in and the state that needs no record are defined in two
+/// places (`Message::new`, `reader::State::UNSTARTED`); they must stay one state, or a fresh
+/// message would be stored with a state record, or a started one without.
+#[test]
+fn a_new_message_is_unstarted() {
+    let m = crate::engine::message::Message::new(1, "b".into(), [0; 16], None, None, 0, 5);
+    assert!(super::unstarted(&m));
+}
