@@ -193,30 +193,36 @@ export class FileStorage {
       // A descriptor of its own: the log's may be closed (close()) or replaced (compact())
       // while this sync runs in the thread pool. Syncing any descriptor of the file syncs the
       // file; a compaction in between has synced the new log itself.
+      const fail = (err) => {
+        // Every waiter, now and later, gets the same error: the first one is the reason.
+        this.#syncError ??= Object.assign(new Error(`wasq FileStorage: syncing ${this.#logPath} failed: ${err.message}`), {
+          cause: err,
+        });
+        reject(this.#syncError);
+      };
       let fd;
       try {
         fd = fs.openSync(this.#logPath, "r");
       } catch (err) {
-        reject(err);
+        fail(err);
         return;
       }
       fs.fdatasync(fd, (err) => {
         fs.close(fd, () => {});
-        if (err) reject(err);
+        if (err) fail(err);
         else resolve();
       });
     });
     this.#syncing = syncing;
     syncing.then(
-      () => this.#afterSync(null),
-      (err) => this.#afterSync(err),
+      () => this.#afterSync(),
+      () => this.#afterSync(),
     );
     return syncing;
   }
 
-  #afterSync(err) {
+  #afterSync() {
     this.#syncing = null;
-    if (err) this.#syncError ??= Object.assign(new Error(`wasq FileStorage: syncing ${this.#logPath} failed: ${err.message}`), { cause: err });
     const next = this.#nextSync;
     this.#nextSync = null;
     if (!next) return;

@@ -249,6 +249,25 @@ test('FileStorage with fsync: "group": overlapping flushes share one sync, and e
   again.close();
 });
 
+test('FileStorage with fsync: "group": a failed sync rejects its flushes and refuses every later commit', async () => {
+  const dir = tempDir();
+  const s = new FileStorage(dir, { fsync: "group" });
+  s.commit({ put: [["a", bytes("1")]], del: [] });
+  const realSync = fsDefault.fdatasync;
+  fsDefault.fdatasync = (fd, cb) => process.nextTick(cb, Object.assign(new Error("EIO: i/o error"), { code: "EIO" }));
+  syncBuiltinESMExports();
+  try {
+    await assert.rejects(s.flush(), /syncing .* failed: EIO/);
+  } finally {
+    fsDefault.fdatasync = realSync;
+    syncBuiltinESMExports();
+  }
+  // The kernel may have dropped the written pages: nothing more is acknowledged.
+  assert.throws(() => s.commit({ put: [["b", bytes("2")]], del: [] }), /syncing .* failed/);
+  await assert.rejects(s.flush(), /syncing .* failed/);
+  s.close();
+});
+
 test("FileStorage refuses an fsync option it does not know", () => {
   for (const fsync of ["yes", 1, null]) {
     assert.throws(() => new FileStorage(tempDir(), { fsync }), { name: "TypeError", message: /fsync must be/ });
