@@ -333,13 +333,13 @@ impl Engine {
             .flatten()
             .map(String::as_str)
             .collect();
-        ReceiveMessageResponse {
-            messages: seqs
-                .iter()
-                .filter_map(|seq| q.messages.get(seq))
-                .map(|m| self.render_message(q, m, req, &wanted))
-                .collect(),
+        // Sized up front: `filter_map` hints no length, and the list grew 1 → 4 → 8 → 16,
+        // copying its ~200-byte entries each time.
+        let mut messages = Vec::with_capacity(seqs.len());
+        for m in seqs.iter().filter_map(|seq| q.messages.get(seq)) {
+            messages.push(self.render_message(q, m, req, &wanted));
         }
+        ReceiveMessageResponse { messages }
     }
 
     fn render_message(

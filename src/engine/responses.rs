@@ -77,11 +77,21 @@ impl JsonResponse for SendMessageResponse {
     }
 }
 
+/// A batch entry's `Id`, inline: at most 80 characters, as `check_batch_shape` has checked of
+/// every entry before any of them runs.
+pub type EntryId = arrayvec::ArrayString<80>;
+
+/// `id` as an [`EntryId`]. Only called with ids that passed `check_batch_shape` (≤ 80 ASCII
+/// characters), so the empty fallback is never taken.
+pub(crate) fn entry_id(id: &str) -> EntryId {
+    EntryId::from(id).unwrap_or_default()
+}
+
 /// One `Successful` entry of SendMessageBatch: the entry's `Id` and what SendMessage answers.
 #[allow(missing_docs)]
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SendMessageBatchResultEntry {
-    pub id: String,
+    pub id: EntryId,
     pub result: SendMessageResponse,
 }
 
@@ -137,7 +147,7 @@ impl<T> Default for BatchResponse<T> {
 #[allow(missing_docs)]
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BatchResultEntry {
-    pub id: String,
+    pub id: EntryId,
 }
 
 /// SendMessageBatch's result.

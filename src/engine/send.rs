@@ -6,8 +6,8 @@ use super::message::{Message, MessageExtra, MessageState};
 use super::queue::DedupEntry;
 use super::requests::{SendMessageBatchRequest, SendMessageRequest};
 use super::responses::{
-    BatchResponse, BatchResultErrorEntry, SendMessageBatchResponse, SendMessageBatchResultEntry,
-    SendMessageResponse,
+    entry_id, BatchResponse, BatchResultErrorEntry, SendMessageBatchResponse,
+    SendMessageBatchResultEntry, SendMessageResponse,
 };
 use super::Engine;
 use crate::context::CallContext;
@@ -333,7 +333,7 @@ impl Engine {
                 .and_then(|v| self.enqueue(uid, now, ctx, v))
             {
                 Ok(result) => out.successful.push(SendMessageBatchResultEntry {
-                    id: id.to_string(),
+                    id: entry_id(id),
                     result,
                 }),
                 Err(e) => out.failed.push(BatchResultErrorEntry::new(id, &e)),

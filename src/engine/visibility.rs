@@ -5,7 +5,9 @@ use super::ids::{format_uuid, Receipt};
 use super::message::MessageState;
 use super::queue::Removal;
 use super::requests::{ReceiptBatchRequest, ReceiptRequest};
-use super::responses::{BatchResponse, BatchResultEntry, BatchResultErrorEntry, EmptyResponse};
+use super::responses::{
+    entry_id, BatchResponse, BatchResultEntry, BatchResultErrorEntry, EmptyResponse,
+};
 use super::send::check_batch_shape;
 use super::Engine;
 use crate::error::{invalid_value, SqsError};
@@ -197,7 +199,7 @@ impl Engine {
         for entry in entries {
             let id = entry.id.as_deref().unwrap_or_default();
             match one(self, uid, now, entry) {
-                Ok(()) => out.successful.push(BatchResultEntry { id: id.to_string() }),
+                Ok(()) => out.successful.push(BatchResultEntry { id: entry_id(id) }),
                 Err(e) => out.failed.push(BatchResultErrorEntry::new(id, &e)),
             }
         }
