@@ -37,6 +37,9 @@ struct Runs {
     /// Slots whose run was dropped, to reuse before the slab grows.
     free: Vec<u64>,
     len: usize,
+    /// The buffer of the last run, kept when a queue empties: a consumer that keeps its queue
+    /// near empty otherwise allocated a run and regrew it 4 → 8 → 16 on every batch.
+    spare: VecDeque<Message>,
 }
 
 impl Runs {
@@ -84,6 +87,16 @@ impl Runs {
         self.run(self.index.last()?.1)?.back()
     }
 
+    /// A run holding `msg`: the spare buffer if there is one, else a small new one.
+    fn new_run(&mut self, msg: Message) -> VecDeque<Message> {
+        let mut run = std::mem::take(&mut self.spare);
+        if run.capacity() == 0 {
+            run = VecDeque::with_capacity(FIRST);
+        }
+        run.push_back(msg);
+        run
+    }
+
     /// File `run` under `key`, in a free slot if there is one.
     fn add_run(&mut self, key: u64, run: VecDeque<Message>) {
         let slot = match self.free.pop() {
@@ -103,8 +116,9 @@ impl Runs {
     fn take_run(&mut self, (key, slot): (u64, u64)) -> VecDeque<Message> {
         self.index.remove(&(key, slot));
         let run = self.run_mut(slot).map(std::mem::take).unwrap_or_default();
-        if self.index.is_empty() {
-            // Nothing left: give the slab back rather than keep a slot per run of the past.
+        if self.index.is_empty() && self.slots.len() > 1 {
+            // Nothing left: give the slab back rather than keep a slot per run of the past (one
+            // slot is kept, so a queue that empties and refills does not allocate it again).
             self.slots = Vec::new();
             self.free = Vec::new();
         } else {
@@ -126,7 +140,7 @@ impl Runs {
                     run.push_front(msg);
                     run
                 }
-                _ => new_run(msg),
+                _ => self.new_run(msg),
             };
             self.add_run(seq, run);
             return;
@@ -137,7 +151,8 @@ impl Runs {
         let i = run.partition_point(|m| m.seq < seq);
         if i == run.len() && run.len() >= RUN {
             // The usual case, appending to a full run: a new run, so runs end up full.
-            self.add_run(seq, new_run(msg));
+            let run = self.new_run(msg);
+            self.add_run(seq, run);
             return;
         }
         grow(run);
@@ -159,7 +174,10 @@ impl Runs {
         let i = position(run, seq)?;
         let msg = run.remove(i)?;
         if run.is_empty() {
-            self.take_run(place);
+            let emptied = self.take_run(place);
+            if self.index.is_empty() {
+                self.spare = emptied;
+            }
         } else if !newest && run.len() * 4 <= run.capacity() {
             // A run left mostly empty by out-of-order deletes gives its memory back; the newest
             // run keeps its capacity for the next sends.
@@ -203,11 +221,6 @@ fn grow(run: &mut VecDeque<Message>) {
     }
 }
 
-fn new_run(msg: Message) -> VecDeque<Message> {
-    let mut run = VecDeque::with_capacity(FIRST);
-    run.push_back(msg);
-    run
-}
 
 /// A queue's messages by sequence, with the oldest (by `sent_at`, then sequence) at hand.
 #[derive(Debug, Default)]
