@@ -221,7 +221,6 @@ fn grow(run: &mut VecDeque<Message>) {
     }
 }
 
-
 /// A queue's messages by sequence, with the oldest (by `sent_at`, then sequence) at hand.
 #[derive(Debug, Default)]
 pub(crate) struct Messages {
