@@ -15,6 +15,33 @@ pub(crate) enum MessageState {
     InFlight,
 }
 
+/// Where a message is in its deliveries: what its state record holds. The message keeps these
+/// fields flat (a nested struct would pad it); this is their value as one piece.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Delivery {
+    pub(crate) state: MessageState,
+    pub(crate) deadline: u64,
+    pub(crate) receive_count: u32,
+    pub(crate) serial: u32,
+    pub(crate) first_receive_at: u64,
+    pub(crate) received_at: u64,
+    pub(crate) visibility_changed: bool,
+}
+
+impl Delivery {
+    /// From its send until it is first received or delayed: visible, never received. Format 2
+    /// stores no state record for a message in this state.
+    pub(crate) const UNSTARTED: Delivery = Delivery {
+        state: MessageState::Visible,
+        deadline: 0,
+        receive_count: 0,
+        serial: 0,
+        first_receive_at: 0,
+        received_at: 0,
+        visibility_changed: false,
+    };
+}
+
 /// Rarely-present fields, boxed so a plain message stays small. `Box<str>` rather than `String`
 /// (16 bytes instead of 24 a field): every FIFO message has an extra.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -108,8 +135,8 @@ pub(crate) struct Message {
 
 impl Message {
     /// A message as it is enqueued: visible, never received. Sends, imports, move tasks and
-    /// tests all start here, so a new piece of receive state is added in one place; callers set
-    /// whatever differs (a delay, an imported receive count) on the result.
+    /// tests all start here; callers set whatever differs (a delay, an imported receive count)
+    /// on the result.
     pub(crate) fn new(
         seq: u64,
         body: Box<str>,
@@ -119,6 +146,30 @@ impl Message {
         group: u32,
         sent_at: u64,
     ) -> Message {
+        Message::with_delivery(
+            seq,
+            body,
+            body_md5,
+            attributes,
+            extra,
+            group,
+            sent_at,
+            Delivery::UNSTARTED,
+        )
+    }
+
+    /// A message in delivery state `d` (restore).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn with_delivery(
+        seq: u64,
+        body: Box<str>,
+        body_md5: [u8; 16],
+        attributes: Option<Box<MessageAttributes>>,
+        extra: Option<Box<MessageExtra>>,
+        group: u32,
+        sent_at: u64,
+        d: Delivery,
+    ) -> Message {
         Message {
             seq,
             body,
@@ -127,13 +178,26 @@ impl Message {
             extra,
             group,
             sent_at,
-            state: MessageState::Visible,
-            deadline: 0,
-            receive_count: 0,
-            serial: 0,
-            first_receive_at: 0,
-            received_at: 0,
-            visibility_changed: false,
+            state: d.state,
+            deadline: d.deadline,
+            receive_count: d.receive_count,
+            serial: d.serial,
+            first_receive_at: d.first_receive_at,
+            received_at: d.received_at,
+            visibility_changed: d.visibility_changed,
+        }
+    }
+
+    /// The delivery state, as one value.
+    pub(crate) fn delivery(&self) -> Delivery {
+        Delivery {
+            state: self.state,
+            deadline: self.deadline,
+            receive_count: self.receive_count,
+            serial: self.serial,
+            first_receive_at: self.first_receive_at,
+            received_at: self.received_at,
+            visibility_changed: self.visibility_changed,
         }
     }
 

@@ -27,7 +27,7 @@ use super::attributes::QueueAttributes;
 use super::ids::uuid_text;
 use super::journal::RecordKey;
 use super::json_out::{self, Obj};
-use super::message::Message;
+use super::message::{Delivery, Message};
 use super::move_tasks::MoveTask;
 use super::queue::{Attempt, DedupEntry, Queue};
 use super::{Engine, EngineConfig};
@@ -197,14 +197,7 @@ fn push_hex16(out: &mut String, v: u64) {
 /// A message that is visible and was never received (a delayed one too, once its delay is over):
 /// the state restore gives a message without a state record (format 2), so none is stored.
 fn unstarted(m: &Message) -> bool {
-    let s = reader::State::UNSTARTED;
-    m.state == s.state
-        && m.deadline == s.deadline
-        && m.receive_count == s.receive_count
-        && m.serial == s.serial
-        && m.first_receive_at == s.first_receive_at
-        && m.received_at == s.received_at
-        && m.visibility_changed == s.visibility_changed
+    m.delivery() == Delivery::UNSTARTED
 }
 
 /// A stable sort by key through one shared sort instantiation: a `sort_by_key` per record
@@ -423,7 +416,7 @@ impl Engine {
                 }
                 // A state record whose message is missing: the states are sorted, so it was passed.
                 Some((key, _)) if *key < (uid, seq) => return Err(unpaired()),
-                _ if version >= 2 => reader::State::UNSTARTED,
+                _ if version >= 2 => Delivery::UNSTARTED,
                 _ => return Err(unpaired()),
             };
             engine.restore_message(uid, seq, c, s)?;
@@ -492,25 +485,20 @@ impl Engine {
                 "message {uid:x}/{seq:x}: enqueue and send times differ"
             )));
         }
-        let mut msg = Message {
+        // Stored since format 2; a version 1 record has the body only.
+        let body_md5 = c
+            .md5
+            .unwrap_or_else(|| Md5::digest(c.body.as_bytes()).into());
+        let mut msg = Message::with_delivery(
             seq,
-            // Stored since format 2; a version 1 record has the body only.
-            body_md5: c
-                .md5
-                .unwrap_or_else(|| Md5::digest(c.body.as_bytes()).into()),
-            body: c.body.into(),
-            attributes: c.attributes.map(Box::new),
-            extra: c.extra,
+            c.body.into(),
+            body_md5,
+            c.attributes.map(Box::new),
+            c.extra,
             group,
-            sent_at: c.sent_at,
-            state: s.state,
-            deadline: s.deadline,
-            receive_count: s.receive_count,
-            serial: s.serial,
-            first_receive_at: s.first_receive_at,
-            received_at: s.received_at,
-            visibility_changed: s.visibility_changed,
-        };
+            c.sent_at,
+            s,
+        );
         msg.set_id(id, &self.keys);
         q.insert(msg, &mut self.journal);
         Ok(())

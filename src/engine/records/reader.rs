@@ -11,7 +11,7 @@
 //! is a subset of what the general path takes, read to the same values.
 
 use super::super::ids::parse_uuid;
-use super::super::message::{MessageExtra, MessageState};
+use super::super::message::{Delivery, MessageExtra, MessageState};
 use crate::model::MessageAttributes;
 use std::borrow::Cow;
 
@@ -28,17 +28,8 @@ pub(super) struct Content<'a> {
     pub(super) enqueued_at: u64,
 }
 
-/// A state record.
-#[derive(Clone, Copy)]
-pub(super) struct State {
-    pub(super) state: MessageState,
-    pub(super) deadline: u64,
-    pub(super) receive_count: u32,
-    pub(super) serial: u32,
-    pub(super) first_receive_at: u64,
-    pub(super) received_at: u64,
-    pub(super) visibility_changed: bool,
-}
+/// A state record: a message's delivery state.
+pub(super) type State = Delivery;
 
 /// `{"id":…,"body":…[,"md5":…][,"extra":{…}],"sent_at":…,"enqueued_at":…}` (`md5` since
 /// format 2). A message with attributes (nested objects, base64) is left to the general path.
@@ -72,20 +63,6 @@ pub(super) fn content(text: &str) -> Option<Content<'_>> {
         sent_at,
         enqueued_at,
     })
-}
-
-impl State {
-    /// A message's state from its send until it is first received or delayed: what a message
-    /// without a state record has (format 2).
-    pub(super) const UNSTARTED: State = State {
-        state: MessageState::Visible,
-        deadline: 0,
-        receive_count: 0,
-        serial: 0,
-        first_receive_at: 0,
-        received_at: 0,
-        visibility_changed: false,
-    };
 }
 
 /// `{"state":…,"deadline":…,"receive_count":…,"serial":…,"first_receive_at":…,"received_at":…,

@@ -670,9 +670,8 @@ proptest! {
     }
 }
 
-/// The state a new message starts in and the state that needs no record are defined in two
-/// places (`Message::new`, `reader::State::UNSTARTED`); they must stay one state, or a fresh
-/// message would be stored with a state record, or a started one without.
+/// A new message is in the state that needs no record: otherwise a fresh message would be
+/// stored with a state record (or, were the two to drift, a started one without).
 #[test]
 fn a_new_message_is_unstarted() {
     let m = crate::engine::message::Message::new(1, "b".into(), [0; 16], None, None, 0, 5);
