@@ -387,19 +387,7 @@ fn a_version_1_store_is_marked_version_2_by_its_next_commit() {
     };
     let mut store = as_version_1(&store_of(&[delayed]));
     assert!(store["meta"].starts_with(br#"{"v":1,"#));
-    let mut e = Engine::restore(
-        EngineConfig::default(),
-        store.iter().map(|(k, v)| (k.as_str(), v.as_slice())),
-    )
-    .unwrap();
-    let urls = call(&mut e, "ListQueues", json!({}));
-    let url = urls["QueueUrls"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|u| !u.as_str().unwrap().ends_with(".fifo"))
-        .unwrap()
-        .clone();
+    let (mut e, url) = restored_standard(&store);
     // Past the delay (`store_of` delays by 5 s): the message becomes unstarted.
     e.dispatch(
         NOW + 6_000,
@@ -425,20 +413,43 @@ fn a_version_1_store_is_marked_version_2_by_its_next_commit() {
         store.remove(&k);
     }
     store.extend(changes.put);
+    let got = receive_after_restore(&store, &url);
+    assert_eq!(got["Messages"][0]["Body"], json!("later"));
+}
+
+/// `store` restored, and the URL of its standard queue (the one `store_of` sends the first
+/// message to).
+fn restored_standard(store: &BTreeMap<String, Vec<u8>>) -> (Engine, Value) {
+    let mut e = Engine::restore(
+        EngineConfig::default(),
+        store.iter().map(|(k, v)| (k.as_str(), v.as_slice())),
+    )
+    .unwrap();
+    let urls = call(&mut e, "ListQueues", json!({}));
+    let url = urls["QueueUrls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| !u.as_str().unwrap().ends_with(".fifo"))
+        .unwrap()
+        .clone();
+    (e, url)
+}
+
+/// Restore `store` into a fresh engine and receive from `url` once its delays are over.
+fn receive_after_restore(store: &BTreeMap<String, Vec<u8>>, url: &Value) -> Value {
     let mut back = Engine::restore(
         EngineConfig::default(),
         store.iter().map(|(k, v)| (k.as_str(), v.as_slice())),
     )
     .unwrap_or_else(|err| panic!("restore after the commit: {err}"));
-    let got = back
-        .dispatch(
-            NOW + 6_000,
-            &CallContext::default(),
-            "ReceiveMessage",
-            json!({"QueueUrl": url}),
-        )
-        .unwrap();
-    assert_eq!(got["Messages"][0]["Body"], json!("later"));
+    back.dispatch(
+        NOW + 6_000,
+        &CallContext::default(),
+        "ReceiveMessage",
+        json!({"QueueUrl": url}),
+    )
+    .unwrap()
 }
 
 /// A delayed message has a state record until its delay ends; then the record is deleted, and the
@@ -479,19 +490,7 @@ fn a_state_record_is_deleted_when_the_message_is_unstarted_again() {
     }
     store.extend(ended.put);
     assert!(!store.keys().any(|k| k.starts_with("s/")));
-    let mut back = Engine::restore(
-        EngineConfig::default(),
-        store.iter().map(|(k, v)| (k.as_str(), v.as_slice())),
-    )
-    .unwrap();
-    let got = back
-        .dispatch(
-            NOW + 6_000,
-            &CallContext::default(),
-            "ReceiveMessage",
-            json!({"QueueUrl": url}),
-        )
-        .unwrap();
+    let got = receive_after_restore(&store, &url);
     assert_eq!(got["Messages"][0]["Body"], json!("b"));
 }
 
@@ -507,20 +506,7 @@ fn the_stored_body_md5_is_used_and_checked() {
     let other = "0123456789abcdef0123456789abcdef";
     let mut changed = store.clone();
     changed.insert(key.clone(), text.replace(&real, other).into_bytes());
-    let mut e = Engine::restore(
-        EngineConfig::default(),
-        changed.iter().map(|(k, v)| (k.as_str(), v.as_slice())),
-    )
-    .unwrap();
-    let urls = call(&mut e, "ListQueues", json!({}));
-    // `store_of` sends the first message to the standard queue.
-    let url = urls["QueueUrls"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|u| !u.as_str().unwrap().ends_with(".fifo"))
-        .unwrap()
-        .clone();
+    let (mut e, url) = restored_standard(&changed);
     let got = call(&mut e, "ReceiveMessage", json!({"QueueUrl": url}));
     assert_eq!(got["Messages"][0]["MD5OfBody"], json!(other));
 
