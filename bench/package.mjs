@@ -9,6 +9,8 @@
 //                 with no event listener (takeChanges; takeEvents too in builds whose core has
 //                 no event feed switch, which always collected events)
 //   engine-manual Engine.dispatch with ManualClock and MemoryStorage (clock read, commit)
+//   engine-default the same with no storage option, what most users write (in builds before the
+//                 fifth session that was a private MemoryStorage; since then it is `null`'s path)
 //   engine-nostorage the same with `storage: null` (nothing to outlive the process: no changes
 //                 encoded, nothing committed)
 //   engine-events the same with one "event" listener (events collected, encoded and delivered)
@@ -132,7 +134,7 @@ function coreLayer() {
 }
 
 function engineLayer(clock, { listen = false, storage = new MemoryStorage() } = {}) {
-  const engine = new Engine({ clock, storage, seed: 1 });
+  const engine = new Engine(storage === "default" ? { clock, seed: 1 } : { clock, storage, seed: 1 });
   let events = 0;
   if (listen) engine.on("event", () => events++);
   return { call: (action, params) => engine.dispatch(action, params), close: () => engine.close() };
@@ -223,6 +225,7 @@ async function rate(layer, cycle, seconds) {
 const layers = [
   ["core", () => coreLayer()],
   ["engine-manual", () => engineLayer(new ManualClock(START))],
+  ["engine-default", () => engineLayer(new ManualClock(START), { storage: "default" })],
   ["engine-nostorage", () => engineLayer(new ManualClock(START), { storage: null })],
   ["engine-events", () => engineLayer(new ManualClock(START), { listen: true })],
   ["engine-system", () => engineLayer(new SystemClock())],

@@ -100,7 +100,11 @@ export class DurableObjectStorage implements Storage {
 
 export interface EngineOptions {
   clock?: Clock;
-  /** Default MemoryStorage. null: no storage — nothing is kept across a restart, nothing is committed. */
+  /**
+   * Where changes are committed. null: no storage — nothing is kept across a restart, nothing is
+   * committed. Omitted: the same as null (in memory, private to the engine); pass a
+   * MemoryStorage to restart a second engine over the same records.
+   */
   storage?: Storage | null;
   /** Message ids and receipt handles derive from it; drawn at random when absent. */
   seed?: number | bigint;

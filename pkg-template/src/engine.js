@@ -89,8 +89,9 @@ export class Engine {
   /**
    * @param {object} [options]
    * @param {{ now(): number }} [options.clock] default SystemClock
-   * @param {object|null} [options.storage] default MemoryStorage; see the README's storage interface.
-   *   null: no storage at all — nothing is kept across a restart, and the core skips encoding changes
+   * @param {object|null} [options.storage] an adapter (see the README's storage interface), or null:
+   *   no storage at all — nothing is kept across a restart, and the core skips encoding changes.
+   *   Omitted: in memory, private to this engine, which is null's behaviour (see below)
    * @param {number|bigint} [options.seed] message ids and receipt handles derive from it; random when absent
    * @param {boolean} [options.timers] false: the host drives time itself (`tick()` from a Durable Object alarm)
    * @param {"aws"|object|null} [options.realism] the failures real SQS produces, seeded; see setRealism
@@ -98,7 +99,12 @@ export class Engine {
   constructor(options = {}) {
     const {
       clock = new SystemClock(),
-      storage = new MemoryStorage(),
+      // The default is an in-memory store private to this engine. A MemoryStorage made here could
+      // never be read: nothing outside holds it, and the engine reads its storage back only to
+      // rebuild after a failed commit, which a MemoryStorage never has. Encoding every change into
+      // it was ~40 % of a single cycle for nothing (BENCHMARKS.md), so the default is no storage, which behaves the
+      // same. Whoever wants the records (a second engine over them, a test) passes a MemoryStorage.
+      storage = null,
       timers = true,
       seed,
       region,

@@ -72,6 +72,27 @@ test("storage: null — nothing is committed and the core records no changes", (
   assert.equal(engine.closed, true);
 });
 
+test("no storage option: in memory and private, so no change is encoded or committed", (t) => {
+  const { spy, takeChanges } = spyOnCores(t);
+  const clock = new ManualClock(START);
+  for (const options of [{ clock, seed: 3 }, { clock, seed: 3, storage: undefined }]) {
+    spy.cores.clear();
+    const engine = new Engine(options);
+    const { QueueUrl, b } = workload(engine, clock);
+    // The engine still holds everything: the state a private MemoryStorage would have mirrored.
+    const held = engine.peek(QueueUrl).messages.filter((m) => m.state !== "deleted");
+    assert.deepEqual(
+      held.map((m) => [m.messageId, m.state, m.receiveCount]),
+      [[b, "stored", 1]],
+    );
+    assert.equal(spy.cores.size, 1);
+    const [core] = spy.cores;
+    assert.equal(takeChanges.call(core), undefined, "the core was built with persist: false");
+    engine.close();
+  }
+  assert.equal(spy.takeChanges, 0, "nothing was drained for a commit");
+});
+
 test("storage: null keeps nothing: a second engine starts empty", () => {
   const clock = new ManualClock(START);
   const first = new Engine({ clock, seed: 3, storage: null });
