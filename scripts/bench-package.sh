@@ -156,7 +156,7 @@ for (const workload of ["single", "batch10"]) {
     const v = pick({ side: "native", bench: "cycle", workload, layer }, "messages_per_s");
     console.log(`| native ${layer} |${base ? " |" : ""} ${n(v)} | ${(v / nativeCore).toFixed(2)} |${base ? " |" : ""}`);
   }
-  for (const layer of ["core", "engine-manual", "engine-nostorage", "engine-events", "engine-system", "sdk"]) {
+  for (const layer of ["core", "engine-default", "engine-manual", "engine-nostorage", "engine-events", "engine-system", "sdk"]) {
     const v = pick({ side: "wasm", bench: "cycle", workload, layer }, "messages_per_s");
     const b = pick({ side: "baseline", bench: "cycle", workload, layer }, "messages_per_s");
     if (Number.isNaN(v) && Number.isNaN(b)) continue;
@@ -164,8 +164,12 @@ for (const workload of ["single", "batch10"]) {
     const ratio = base ? ` ${Number.isNaN(b) || Number.isNaN(v) ? "—" : (v / b).toFixed(2)} |` : "";
     console.log(`| wasm ${layer} |${was} ${Number.isNaN(v) ? "—" : n(v)} | ${(v / nativeCore).toFixed(2)} |${ratio}`);
   }
-  const engine = pick({ side: "wasm", bench: "cycle", workload, layer: "engine-manual" }, "messages_per_s");
-  console.log(`target: ${engine >= targets[workload] ? "met" : "NOT MET"} (Engine.dispatch, ManualClock)\n`);
+  // The target is read on what users write, `new Engine({ clock })`; engine-manual is the same
+  // with a MemoryStorage passed in, which commits every change.
+  const engine = pick({ side: "wasm", bench: "cycle", workload, layer: "engine-default" }, "messages_per_s");
+  const memory = pick({ side: "wasm", bench: "cycle", workload, layer: "engine-manual" }, "messages_per_s");
+  const verdict = (v) => (v >= targets[workload] ? "met" : "NOT MET");
+  console.log(`target: ${verdict(engine)} (Engine.dispatch, ManualClock, default storage); ${verdict(memory)} with a MemoryStorage\n`);
 }
 const r = (f, side = "wasm") => pick({ side, bench: "restore" }, f);
 const total = r("total_ms");

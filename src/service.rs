@@ -17,8 +17,6 @@ use crate::engine::responses::{
 use crate::engine::{Engine, EngineConfig, RestoreError};
 use crate::error::SqsError;
 use crate::events::Event;
-use std::collections::BTreeMap;
-
 /// One region's records, its prefix taken off the keys.
 type Records<'a> = Vec<(&'a str, &'a [u8])>;
 
@@ -27,7 +25,11 @@ type Records<'a> = Vec<(&'a str, &'a [u8])>;
 pub struct Service {
     config: EngineConfig,
     realism: Option<crate::engine::Realism>,
-    engines: BTreeMap<String, Engine>,
+    /// One engine per region, sorted by region: iteration (ticks, changes, events) runs in
+    /// region order. A list, not a map: there are few regions, a lookup needs no owned key (a
+    /// `BTreeMap<String, _>` lookup made every call allocate the region), and every map type is
+    /// more code in the wasm.
+    engines: Vec<Engine>,
     event_feed: bool,
 }
 
@@ -37,7 +39,7 @@ impl Service {
         Service {
             config,
             realism: None,
-            engines: BTreeMap::new(),
+            engines: Vec::new(),
             event_feed: true,
         }
     }
@@ -73,7 +75,7 @@ impl Service {
                 None => by_region.push((region, vec![(rest, value)])),
             }
         }
-        let mut engines = BTreeMap::new();
+        let mut engines = Vec::with_capacity(by_region.len());
         // In region order, as before, so that the first of several errors is the same one.
         while let Some(first) = (0..by_region.len()).min_by_key(|i| by_region.get(*i).map(|r| r.0))
         {
@@ -82,7 +84,7 @@ impl Service {
                 region: region.to_string(),
                 ..config.clone()
             };
-            engines.insert(region.to_string(), Engine::restore(cfg, records)?);
+            engines.push(Engine::restore(cfg, records)?);
         }
         Ok(Service {
             config,
@@ -97,22 +99,27 @@ impl Service {
         &self.config
     }
 
-    fn region_of<'a>(&'a self, ctx: &'a CallContext) -> &'a str {
-        ctx.region.as_deref().unwrap_or(&self.config.region)
-    }
-
-    fn engine_mut(&mut self, region: &str) -> &mut Engine {
-        if !self.engines.contains_key(region) {
-            let cfg = EngineConfig {
-                region: region.to_string(),
-                ..self.config.clone()
-            };
-            let mut engine = Engine::new(cfg);
-            engine.set_realism(None, self.realism.clone());
-            engine.set_event_feed(self.event_feed);
-            self.engines.insert(region.to_string(), engine);
-        }
-        self.engines.get_mut(region).expect("inserted above")
+    /// The engine of a region (the default region when `None`), created on the region's first use.
+    fn engine_mut(&mut self, region: Option<&str>) -> &mut Engine {
+        let region = region.unwrap_or(&self.config.region);
+        let at = self
+            .engines
+            .binary_search_by(|e| e.config().region.as_str().cmp(region));
+        let i = match at {
+            Ok(i) => i,
+            Err(i) => {
+                let cfg = EngineConfig {
+                    region: region.to_string(),
+                    ..self.config.clone()
+                };
+                let mut engine = Engine::new(cfg);
+                engine.set_realism(None, self.realism.clone());
+                engine.set_event_feed(self.event_feed);
+                self.engines.insert(i, engine);
+                i
+            }
+        };
+        &mut self.engines[i]
     }
 
     /// Run one SQS action (`"SendMessage"`, …) with its AWS JSON 1.0 parameters.
@@ -123,8 +130,8 @@ impl Service {
         action: &str,
         params: serde_json::Value,
     ) -> Result<serde_json::Value, SqsError> {
-        let region = self.region_of(ctx).to_string();
-        self.engine_mut(&region).dispatch(now, ctx, action, params)
+        self.engine_mut(ctx.region.as_deref())
+            .dispatch(now, ctx, action, params)
     }
 
     /// `dispatch` with JSON text in and out, without a `serde_json::Value` on the way for the
@@ -240,29 +247,24 @@ impl Service {
 
     /// The engine of the call's region.
     fn engine_of(&mut self, ctx: &CallContext) -> &mut Engine {
-        let region = self.region_of(ctx).to_string();
-        self.engine_mut(&region)
+        self.engine_mut(ctx.region.as_deref())
     }
 
     /// The engine of a region, creating it if this is the region's first use.
     pub fn engine(&mut self, region: Option<&str>) -> &mut Engine {
-        let region = region.unwrap_or(&self.config.region).to_string();
-        self.engine_mut(&region)
+        self.engine_mut(region)
     }
 
     /// Apply everything due at `now` in every region (visibility expiries, delays, retention, moves).
     pub fn tick(&mut self, now: u64) {
-        for engine in self.engines.values_mut() {
+        for engine in &mut self.engines {
             engine.tick(now);
         }
     }
 
     /// The earliest moment at which some engine has work to do, if any.
     pub fn next_deadline(&self) -> Option<u64> {
-        self.engines
-            .values()
-            .filter_map(Engine::next_deadline)
-            .min()
+        self.engines.iter().filter_map(Engine::next_deadline).min()
     }
 
     /// Durable changes since the last call, keys prefixed with `<region>/`.
@@ -274,8 +276,8 @@ impl Service {
 
     /// `take_changes` into any sink (e.g. [`crate::changes::PackedBatch`]), region by region.
     pub fn drain_changes(&mut self, sink: &mut dyn crate::changes::ChangeSink) {
-        for (region, engine) in &mut self.engines {
-            engine.drain_changes(Some(region), sink);
+        for engine in &mut self.engines {
+            engine.drain_changes_in_region(sink);
         }
     }
 
@@ -286,8 +288,7 @@ impl Service {
         ctx: &CallContext,
         queue_url: &str,
     ) -> Result<serde_json::Value, SqsError> {
-        let region = self.region_of(ctx).to_string();
-        self.engine_mut(&region).peek(now, ctx, queue_url)
+        self.engine_of(ctx).peek(now, ctx, queue_url)
     }
 
     /// Would a ReceiveMessage on this queue return something at `now`? Long polling asks this
@@ -298,8 +299,7 @@ impl Service {
         ctx: &CallContext,
         queue_url: &str,
     ) -> Result<bool, SqsError> {
-        let region = self.region_of(ctx).to_string();
-        self.engine_mut(&region).receivable(now, queue_url)
+        self.engine_of(ctx).receivable(now, queue_url)
     }
 
     /// Realism mode for every region (`queue: None`) or one queue of a region, by name; see
@@ -313,7 +313,7 @@ impl Service {
         match (region, queue) {
             (None, None) => {
                 self.realism = realism.clone();
-                for engine in self.engines.values_mut() {
+                for engine in &mut self.engines {
                     engine.set_realism(None, realism.clone());
                 }
             }
@@ -325,7 +325,7 @@ impl Service {
     /// A host turns the feed off while nobody listens; `peek` keeps working either way.
     pub fn set_event_feed(&mut self, on: bool) {
         self.event_feed = on;
-        for engine in self.engines.values_mut() {
+        for engine in &mut self.engines {
             engine.set_event_feed(on);
         }
     }
@@ -333,7 +333,7 @@ impl Service {
     /// Events since the last call, in order within each region.
     pub fn take_events(&mut self) -> Vec<Event> {
         let mut all = Vec::new();
-        for engine in self.engines.values_mut() {
+        for engine in &mut self.engines {
             all.extend(engine.take_events());
         }
         all

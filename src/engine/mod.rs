@@ -369,6 +369,15 @@ impl Engine {
         self.collect_changes(region, sink);
     }
 
+    /// `drain_changes` prefixed with this engine's own region (what `Service` does for each).
+    pub fn drain_changes_in_region(&mut self, sink: &mut dyn crate::changes::ChangeSink) {
+        // Lent out of the config for the call, not cloned: no record reads the region, and a
+        // clone would be an allocation per drained call.
+        let region = std::mem::take(&mut self.config.region);
+        self.collect_changes(Some(&region), sink);
+        self.config.region = region;
+    }
+
     /// Would a ReceiveMessage on this queue return at least one message at `now`?
     pub fn receivable(&mut self, now: u64, queue_url: &str) -> Result<bool, SqsError> {
         self.advance(now);
