@@ -10,6 +10,7 @@ import { SystemClock } from "./clock.js";
 import { MemoryStorage } from "./storage/memory.js";
 import { COMMIT_PACKED, LOAD_PACKED, PACKED_LOADS, packRecords, unpackBatch } from "./storage/batch.js";
 import { Waiters } from "./waiters.js";
+import { dispatchText } from "./io.js";
 
 // Entry points for the HTTP handlers (same package, not public API): symbols keep them off the
 // documented surface without a second class.
@@ -292,7 +293,7 @@ export class Engine {
 
   [DISPATCH](action, params, context) {
     const json = JSON.stringify(params ?? {});
-    return this.#run((core, now) => JSON.parse(core.dispatch(now, action, json, context)));
+    return this.#run((core, now) => JSON.parse(dispatchText(core, now, action, json, context)));
   }
 
   /** An internal operation of the core (moving messages between engines; not an SQS action). */

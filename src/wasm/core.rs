@@ -22,7 +22,14 @@ pub struct WasqCore {
     seed: u64,
     /// Counts HTTP requests so each gets a distinct, seed-derived request id.
     requests: u64,
+    /// `dispatchIo`'s scratch buffer: the action and its parameters written in by JS, then the
+    /// answer. Strings passed the ordinary way cost an allocation each (action, parameters,
+    /// answer), and the bindings copy ASCII into the wasm a character at a time in JS.
+    io: Vec<u8>,
 }
+
+/// Above this, a buffer left from a large call is given back when a small one comes.
+const IO_KEEP: usize = 64 * 1024;
 
 #[wasm_bindgen]
 impl WasqCore {
@@ -38,6 +45,7 @@ impl WasqCore {
                 service: Service::new(config),
                 seed,
                 requests: 0,
+                io: Vec::new(),
             });
         }
         let bytes = records
@@ -64,6 +72,7 @@ impl WasqCore {
             service: restored.map_err(|e| restore_error(&e))?,
             seed,
             requests: 0,
+            io: Vec::new(),
         })
     }
 
@@ -95,6 +104,64 @@ impl WasqCore {
         self.service
             .dispatch_json(now, &ctx, action, params_json)
             .map_err(|e| sqs_error(&e))
+    }
+
+    /// `dispatch` through the scratch buffer: JS writes the action's name (`action_len` bytes)
+    /// and then its parameters (`params_len` bytes, AWS JSON) at [`WasqCore::io_buffer`]; the
+    /// answer replaces them there, and its length is returned. Throws like `dispatch`.
+    #[wasm_bindgen(js_name = dispatchIo)]
+    pub fn dispatch_io(
+        &mut self,
+        now: f64,
+        action_len: usize,
+        params_len: usize,
+        context: JsValue,
+    ) -> Result<usize, JsValue> {
+        let now = convert::now(now)?;
+        let ctx = convert::context(&context)?;
+        let end = action_len.saturating_add(params_len);
+        let (action, params) = self
+            .io
+            .get(..end)
+            .map(|written| written.split_at(action_len.min(end)))
+            .ok_or_else(|| range_error("dispatchIo: more bytes than the buffer holds"))?;
+        // TextEncoder writes valid UTF-8 (a lone surrogate as U+FFFD), as the ordinary string
+        // passing does; anything else is a caller's bug, not an SQS request.
+        let text = |b| std::str::from_utf8(b).map_err(|_| type_error("dispatchIo: not UTF-8"));
+        let out = self
+            .service
+            .dispatch_json(now, &ctx, text(action)?, text(params)?)
+            .map_err(|e| sqs_error(&e))?;
+        // The answer's own buffer becomes the scratch buffer: one allocation a call.
+        self.io = out.into_bytes();
+        Ok(self.io.len())
+    }
+
+    /// The scratch buffer's address in wasm memory, with room for at least `size` bytes. The
+    /// address is valid until the next call into the core (which may move or grow it).
+    #[wasm_bindgen(js_name = ioBuffer)]
+    pub fn io_buffer(&mut self, size: usize) -> Result<usize, JsValue> {
+        if self.io.capacity() > IO_KEEP && size < IO_KEEP {
+            self.io = Vec::new();
+        }
+        self.io.clear();
+        self.io
+            .try_reserve(size)
+            .map_err(|_| range_error("no memory for the call's parameters"))?;
+        // Initialised, so that the slice `dispatch_io` reads is plain bytes whatever JS wrote.
+        self.io.resize(size, 0);
+        Ok(self.io.as_mut_ptr() as usize)
+    }
+
+    /// Where `dispatchIo` left its answer (valid until the next call into the core).
+    #[wasm_bindgen(js_name = ioAddress)]
+    pub fn io_address(&self) -> usize {
+        self.io.as_ptr() as usize
+    }
+
+    /// The wasm memory, for JS to write into and read from [`WasqCore::io_buffer`].
+    pub fn memory() -> JsValue {
+        wasm_bindgen::memory()
     }
 
     /// An internal operation that moves messages between engines with their identity

@@ -10,16 +10,21 @@ const { WasqCore } = await import(new URL("wasq.js", `file://${pkgDir}`));
 /** Records every core the engines of this test construct, and counts takeChanges calls. */
 function spyOnCores(t) {
   const spy = { cores: new Set(), takeChanges: 0 };
-  const { dispatch, takeChanges } = WasqCore.prototype;
+  const { dispatch, dispatchIo, takeChanges } = WasqCore.prototype;
+  // Engine.dispatch calls the core through dispatchIo; the HTTP paths and tests call dispatch.
   WasqCore.prototype.dispatch = function (...args) {
     spy.cores.add(this);
     return dispatch.apply(this, args);
+  };
+  WasqCore.prototype.dispatchIo = function (...args) {
+    spy.cores.add(this);
+    return dispatchIo.apply(this, args);
   };
   WasqCore.prototype.takeChanges = function () {
     spy.takeChanges++;
     return takeChanges.call(this);
   };
-  t.after(() => Object.assign(WasqCore.prototype, { dispatch, takeChanges }));
+  t.after(() => Object.assign(WasqCore.prototype, { dispatch, dispatchIo, takeChanges }));
   return { spy, takeChanges };
 }
 
