@@ -148,7 +148,8 @@ impl Engine {
         })
     }
 
-    /// Enqueue a validated message (or recognise it as a duplicate).
+    /// Enqueue a validated message (or recognise it as a duplicate). The caller re-files the
+    /// queue's deadline (`sync_deadline`) once for all the messages of its call.
     fn enqueue(
         &mut self,
         uid: u64,
@@ -249,7 +250,6 @@ impl Engine {
         let fifo = q.fifo();
         q.insert(msg, &mut self.journal);
         let name = self.journal.feed().then(|| q.name.clone());
-        self.sync_deadline(uid);
         let message_id = uuid_text(id);
         let sequence = fifo.then(|| sequence_number(seq));
         if let Some(name) = name {
@@ -282,7 +282,9 @@ impl Engine {
     ) -> Result<SendMessageResponse, SqsError> {
         let uid = self.required_url(&req.queue_url)?;
         let v = self.validate_send(uid, req, false)?;
-        self.enqueue(uid, now, ctx, v)
+        let sent = self.enqueue(uid, now, ctx, v);
+        self.sync_deadline(uid);
+        sent
     }
 
     pub(super) fn run_send_message_batch(
@@ -339,6 +341,8 @@ impl Engine {
                 Err(e) => out.failed.push(BatchResultErrorEntry::new(id, &e)),
             }
         }
+        // Once for the batch: nothing reads the engine's deadline index between its entries.
+        self.sync_deadline(uid);
         Ok(out)
     }
 }
