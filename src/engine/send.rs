@@ -371,10 +371,21 @@ pub(super) fn check_batch_shape<'a>(
     }
     for (j, id) in list.iter().enumerate() {
         if let Some(id) = id {
-            if list[..j].contains(&Some(id)) {
+            if list[..j]
+                .iter()
+                .flatten()
+                .any(|earlier| same_id(earlier, id))
+            {
                 return Err(SqsError::BatchEntryIdsNotDistinct(id.to_string()));
             }
         }
     }
     Ok(())
+}
+
+/// String equality that looks at the length and the last byte before comparing the rest: ids
+/// of one batch are usually as long as each other and differ at the end (`e0` … `e9`), and a
+/// `memcmp` call for each of the 45 pairs was a visible share of a batch.
+fn same_id(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.as_bytes().last() == b.as_bytes().last() && a == b
 }
