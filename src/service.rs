@@ -97,10 +97,6 @@ impl Service {
         &self.config
     }
 
-    fn region_of<'a>(&'a self, ctx: &'a CallContext) -> &'a str {
-        ctx.region.as_deref().unwrap_or(&self.config.region)
-    }
-
     fn engine_mut(&mut self, region: &str) -> &mut Engine {
         if !self.engines.contains_key(region) {
             let cfg = EngineConfig {
@@ -123,8 +119,7 @@ impl Service {
         action: &str,
         params: serde_json::Value,
     ) -> Result<serde_json::Value, SqsError> {
-        let region = self.region_of(ctx).to_string();
-        self.engine_mut(&region).dispatch(now, ctx, action, params)
+        self.engine_of(ctx).dispatch(now, ctx, action, params)
     }
 
     /// `dispatch` with JSON text in and out, without a `serde_json::Value` on the way for the
@@ -240,14 +235,25 @@ impl Service {
 
     /// The engine of the call's region.
     fn engine_of(&mut self, ctx: &CallContext) -> &mut Engine {
-        let region = self.region_of(ctx).to_string();
-        self.engine_mut(&region)
+        self.engine_in(ctx.region.as_deref())
+    }
+
+    /// `engine_mut` of `region`, or of the configured region for `None`, without copying the
+    /// name: every typed call looks its engine up here.
+    fn engine_in(&mut self, region: Option<&str>) -> &mut Engine {
+        let name = region.unwrap_or(&self.config.region);
+        if !self.engines.contains_key(name) {
+            let name = name.to_string();
+            return self.engine_mut(&name);
+        }
+        // Fields borrowed apart: the name may be the configured region's.
+        let name = region.unwrap_or(&self.config.region);
+        self.engines.get_mut(name).expect("present, checked above")
     }
 
     /// The engine of a region, creating it if this is the region's first use.
     pub fn engine(&mut self, region: Option<&str>) -> &mut Engine {
-        let region = region.unwrap_or(&self.config.region).to_string();
-        self.engine_mut(&region)
+        self.engine_in(region)
     }
 
     /// Apply everything due at `now` in every region (visibility expiries, delays, retention, moves).
@@ -286,8 +292,7 @@ impl Service {
         ctx: &CallContext,
         queue_url: &str,
     ) -> Result<serde_json::Value, SqsError> {
-        let region = self.region_of(ctx).to_string();
-        self.engine_mut(&region).peek(now, ctx, queue_url)
+        self.engine_of(ctx).peek(now, ctx, queue_url)
     }
 
     /// Would a ReceiveMessage on this queue return something at `now`? Long polling asks this
@@ -298,8 +303,7 @@ impl Service {
         ctx: &CallContext,
         queue_url: &str,
     ) -> Result<bool, SqsError> {
-        let region = self.region_of(ctx).to_string();
-        self.engine_mut(&region).receivable(now, queue_url)
+        self.engine_of(ctx).receivable(now, queue_url)
     }
 
     /// Realism mode for every region (`queue: None`) or one queue of a region, by name; see
