@@ -430,12 +430,20 @@ impl Engine {
         }
     }
 
+    // `match` rather than `ok_or`: `ok_or` builds the error it is given and drops it again
+    // when there is a queue, a call to `SqsError`'s drop glue on every lookup.
     fn queue(&self, uid: u64) -> Result<&Queue, SqsError> {
-        self.queues.get(&uid).ok_or(SqsError::QueueDoesNotExist)
+        match self.queues.get(&uid) {
+            Some(q) => Ok(q),
+            None => Err(SqsError::QueueDoesNotExist),
+        }
     }
 
     fn queue_mut(&mut self, uid: u64) -> Result<&mut Queue, SqsError> {
-        self.queues.get_mut(&uid).ok_or(SqsError::QueueDoesNotExist)
+        match self.queues.get_mut(&uid) {
+            Some(q) => Ok(q),
+            None => Err(SqsError::QueueDoesNotExist),
+        }
     }
 
     /// Find a queue by URL: by account and name, whatever host the URL names (spec §2).
@@ -450,10 +458,10 @@ impl Engine {
         if account != self.config.account_id {
             return Err(SqsError::QueueDoesNotExist);
         }
-        self.by_name
-            .get(name)
-            .copied()
-            .ok_or(SqsError::QueueDoesNotExist)
+        match self.by_name.get(name) {
+            Some(uid) => Ok(*uid),
+            None => Err(SqsError::QueueDoesNotExist),
+        }
     }
 
     fn required_url(

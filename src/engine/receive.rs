@@ -126,10 +126,9 @@ impl Engine {
             Some(q) => self.realism_for(&q.name).clone(),
             None => return Err(SqsError::QueueDoesNotExist),
         };
-        let q = self
-            .queues
-            .get_mut(&uid)
-            .ok_or(SqsError::QueueDoesNotExist)?;
+        let Some(q) = self.queues.get_mut(&uid) else {
+            return Err(SqsError::QueueDoesNotExist);
+        };
         if q.in_flight >= limit {
             // Standard queues refuse a short poll at the limit; long polls and FIFO queues just
             // get nothing (spec §7.5).

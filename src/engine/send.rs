@@ -170,10 +170,9 @@ impl Engine {
             .and_then(|a| a.string_value.clone())
             .or_else(|| ctx.trace_header.clone());
         let sender_id = self.sender_id(ctx);
-        let q = self
-            .queues
-            .get_mut(&uid)
-            .ok_or(SqsError::QueueDoesNotExist)?;
+        let Some(q) = self.queues.get_mut(&uid) else {
+            return Err(SqsError::QueueDoesNotExist);
+        };
         if let (Some(dedup_id), Some(group)) = (&v.dedup_id, v.group) {
             for n in q.forget_expired_dedup(now) {
                 self.journal.touch(RecordKey::Dedup(uid, n));
@@ -203,10 +202,9 @@ impl Engine {
         self.next_seq += 1;
         self.journal.touch(RecordKey::Meta);
         let id = self.keys.message_id(seq);
-        let q = self
-            .queues
-            .get_mut(&uid)
-            .ok_or(SqsError::QueueDoesNotExist)?;
+        let Some(q) = self.queues.get_mut(&uid) else {
+            return Err(SqsError::QueueDoesNotExist);
+        };
         if let (Some(dedup_id), Some(group)) = (&v.dedup_id, v.group) {
             let key = q.dedup_key(group, dedup_id);
             let n = q.next_dedup;
@@ -239,7 +237,9 @@ impl Engine {
             v.body.into(),
             body_md5,
             v.attributes.map(|a| Box::new(a.clone())),
-            (extra != MessageExtra::default()).then(|| Box::new(extra)),
+            // The id override is never set here, so "only an id" means "nothing at all"; no
+            // default extra is built to compare with.
+            (!extra.is_only_id()).then(|| Box::new(extra)),
             group,
             now,
         );

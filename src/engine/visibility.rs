@@ -34,10 +34,9 @@ impl Engine {
     fn delete_one(&mut self, uid: u64, now: u64, handle: Option<&str>) -> Result<(), SqsError> {
         let handle = handle.ok_or_else(|| SqsError::MissingParameter("ReceiptHandle".into()))?;
         let r = self.receipt(uid, handle)?;
-        let q = self
-            .queues
-            .get_mut(&uid)
-            .ok_or(SqsError::QueueDoesNotExist)?;
+        let Some(q) = self.queues.get_mut(&uid) else {
+            return Err(SqsError::QueueDoesNotExist);
+        };
         let Some(m) = q.messages.get(&r.seq) else {
             // Already deleted, expired, purged or moved: SQS answers success (spec §7.3).
             return Ok(());
@@ -70,10 +69,9 @@ impl Engine {
             ));
         }
         let r = self.receipt(uid, handle)?;
-        let q = self
-            .queues
-            .get_mut(&uid)
-            .ok_or(SqsError::QueueDoesNotExist)?;
+        let Some(q) = self.queues.get_mut(&uid) else {
+            return Err(SqsError::QueueDoesNotExist);
+        };
         let Some(m) = q.messages.get_mut(&r.seq) else {
             return Err(invalid_value(
                 handle,
