@@ -231,6 +231,11 @@ impl Engine {
         dirty.dedup();
         // Meta sorts before every other key, so it goes first, as when it was in the list.
         let meta = std::mem::take(&mut self.journal.meta_dirty).then_some(RecordKey::Meta);
+        if meta.is_none() && dirty.is_empty() {
+            // Nothing to hand over (always so in memory): no buffers to allocate.
+            self.journal.dirty = dirty;
+            return;
+        }
         let mut key_text = String::with_capacity(40 + region.map_or(0, str::len));
         if let Some(region) = region {
             key_text.push_str(region);
@@ -238,7 +243,7 @@ impl Engine {
         }
         let prefix = key_text.len();
         let mut value = String::with_capacity(256);
-        for key in meta.into_iter().chain(dirty) {
+        for key in meta.into_iter().chain(dirty.drain(..)) {
             key_text.truncate(prefix);
             push_key(&mut key_text, &key);
             value.clear();
@@ -247,6 +252,9 @@ impl Engine {
                 None => sink.del(&key_text),
             }
         }
+        // The list goes back empty with its capacity: the next call's keys would otherwise
+        // regrow it from nothing (four reallocations for a batch of ten).
+        self.journal.dirty = dirty;
     }
 
     /// The current value of `key`, or `None` when its entity is gone (then `out` holds
