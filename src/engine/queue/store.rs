@@ -182,7 +182,12 @@ impl Runs {
         let newest = self.index.last() == Some(&place);
         let run = self.run_mut(place.1)?;
         let i = position(run, seq)?;
-        let msg = run.remove(i)?;
+        // Deletes mostly take the oldest message; `remove` is the general shifting code.
+        let msg = if i == 0 {
+            run.pop_front()?
+        } else {
+            run.remove(i)?
+        };
         if run.is_empty() {
             let emptied = self.take_run(place);
             if self.index.is_empty() {
