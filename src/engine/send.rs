@@ -173,6 +173,9 @@ impl Engine {
         let Some(q) = self.queues.get_mut(&uid) else {
             return Err(SqsError::QueueDoesNotExist);
         };
+        // One lookup of the queue for the whole send (fields of `self` are borrowed apart), and
+        // the deduplication key built once.
+        let mut dedup_key = None;
         if let (Some(dedup_id), Some(group)) = (&v.dedup_id, v.group) {
             for n in q.forget_expired_dedup(now) {
                 self.journal.touch(RecordKey::Dedup(uid, n));
@@ -197,16 +200,13 @@ impl Engine {
                     sequence_number: Some(sequence_number(seq)),
                 });
             }
+            dedup_key = Some(key);
         }
         let seq = self.next_seq;
         self.next_seq += 1;
         self.journal.touch(RecordKey::Meta);
         let id = self.keys.message_id(seq);
-        let Some(q) = self.queues.get_mut(&uid) else {
-            return Err(SqsError::QueueDoesNotExist);
-        };
-        if let (Some(dedup_id), Some(group)) = (&v.dedup_id, v.group) {
-            let key = q.dedup_key(group, dedup_id);
+        if let Some(key) = dedup_key {
             let n = q.next_dedup;
             q.next_dedup += 1;
             let expires_at = now + DEDUP_WINDOW_MS;
