@@ -4,7 +4,6 @@
 //! without persisting generator state: the counters are in the records, the key is the seed.
 
 use arrayvec::ArrayString;
-use base64::Engine as _;
 use siphasher::sip128::{Hasher128, SipHasher13};
 use std::hash::Hasher;
 
@@ -30,10 +29,9 @@ impl IdKeys {
 
     /// The 128 bits of a MessageId for the message with this engine-wide sequence.
     pub(crate) fn message_id(&self, seq: u64) -> u128 {
-        let mut h = SipHasher13::new_with_keys(self.ids.0, self.ids.1);
-        h.write_u64(seq);
-        let v = h.finish128();
-        let raw = ((v.h1 as u128) << 64) | v.h2 as u128;
+        // SipHash-1-3 of the sequence's eight little-endian bytes (`SipHasher13::write_u64`).
+        let (h1, h2) = sip13(self.ids, [seq], 0, 8);
+        let raw = ((h1 as u128) << 64) | h2 as u128;
         // Stamp the RFC 4122 version (4) and variant bits so the id looks like every SQS id.
         (raw & !(0xF000u128 << 64) & !(0xC000u128 << 48)) | (0x4000u128 << 64) | (0x8000u128 << 48)
     }
@@ -47,10 +45,23 @@ impl IdKeys {
         [v.h1, v.h2]
     }
 
-    fn handle_mac(&self, body: &[u8]) -> u64 {
-        let mut h = SipHasher13::new_with_keys(self.handles.0, self.handles.1);
-        h.write(body);
-        h.finish()
+    /// The MAC of a handle's first 21 bytes: SipHash-1-3 (the second half of its 128-bit
+    /// output, what `SipHasher13::finish` gives), computed on the three words directly.
+    fn handle_mac(&self, bytes: &[u8; RAW_LEN]) -> u64 {
+        let word = |at: usize| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&bytes[at..at + 8]);
+            u64::from_le_bytes(w)
+        };
+        let mut tail = [0u8; 8];
+        tail[..5].copy_from_slice(&bytes[16..21]);
+        sip13(
+            self.handles,
+            [word(0), word(8)],
+            u64::from_le_bytes(tail),
+            21,
+        )
+        .1
     }
 
     /// A receipt handle naming the queue incarnation, the message and the delivery. Inline, not
@@ -61,33 +72,25 @@ impl IdKeys {
         bytes[1..9].copy_from_slice(&receipt.queue.to_be_bytes());
         bytes[9..17].copy_from_slice(&receipt.seq.to_be_bytes());
         bytes[17..21].copy_from_slice(&receipt.serial.to_be_bytes());
-        let mac = self.handle_mac(&bytes[..21]);
+        let mac = self.handle_mac(&bytes);
         bytes[21..29].copy_from_slice(&mac.to_be_bytes());
         let mut text = [0u8; HANDLE_LEN];
         text[..HANDLE_PREFIX.len()].copy_from_slice(HANDLE_PREFIX.as_bytes());
-        // Cannot fail: the slice is exactly the encoded length of RAW_LEN bytes.
-        let _ = base64::engine::general_purpose::URL_SAFE_NO_PAD
-            .encode_slice(bytes, &mut text[HANDLE_PREFIX.len()..]);
-        ArrayString::from_byte_string(&text).unwrap_or_default()
+        encode_handle(&bytes, &mut text[HANDLE_PREFIX.len()..]);
+        crate::digest::ascii_text(&text)
     }
 
     /// Decode a receipt handle; `None` for anything this engine did not mint.
     pub(crate) fn parse_receipt_handle(&self, handle: &str) -> Option<Receipt> {
         let b64 = handle.strip_prefix(HANDLE_PREFIX)?;
-        // Every handle this engine mints has exactly this length; decoding into a stack buffer
-        // (not a Vec) is most of what a delete costs besides the MAC.
-        if b64.len() != HANDLE_LEN - HANDLE_PREFIX.len() {
-            return None;
-        }
-        let mut bytes = [0u8; RAW_LEN];
-        let n = base64::engine::general_purpose::URL_SAFE_NO_PAD
-            .decode_slice(b64, &mut bytes)
-            .ok()?;
-        if n != RAW_LEN || bytes[0] != HANDLE_VERSION {
+        // Every handle this engine mints has exactly this length.
+        let b64: &[u8; HANDLE_LEN - HANDLE_PREFIX.len()] = b64.as_bytes().try_into().ok()?;
+        let bytes = decode_handle(b64)?;
+        if bytes[0] != HANDLE_VERSION {
             return None;
         }
         let mac = u64::from_be_bytes(bytes[21..29].try_into().ok()?);
-        if mac != self.handle_mac(&bytes[..21]) {
+        if mac != self.handle_mac(&bytes) {
             return None;
         }
         Some(Receipt {
@@ -96,6 +99,111 @@ impl IdKeys {
             serial: u32::from_be_bytes(bytes[17..21].try_into().ok()?),
         })
     }
+}
+
+/// SipHash-1-3 with 128-bit output, `(h1, h2)` as `siphasher::sip128::SipHasher13` gives them,
+/// of a message of `len` bytes: `words` little-endian, then `tail` (the last `len % 8` bytes,
+/// little-endian, zero-extended). Written out rather than through the streaming hasher, whose
+/// buffering was most of the cost for the one- to three-word messages here: every send and
+/// receive derives a MessageId, every receive mints a handle and every delete checks one.
+fn sip13<const N: usize>(keys: (u64, u64), words: [u64; N], tail: u64, len: u8) -> (u64, u64) {
+    let (k0, k1) = keys;
+    let mut v = [
+        k0 ^ 0x736f_6d65_7073_6575,
+        // The 128-bit variant's 0xee in the initial v1.
+        k1 ^ 0x646f_7261_6e64_6f83,
+        k0 ^ 0x6c79_6765_6e65_7261,
+        k1 ^ 0x7465_6462_7974_6573,
+    ];
+    fn round(v: &mut [u64; 4]) {
+        v[0] = v[0].wrapping_add(v[1]);
+        v[1] = v[1].rotate_left(13) ^ v[0];
+        v[0] = v[0].rotate_left(32);
+        v[2] = v[2].wrapping_add(v[3]);
+        v[3] = v[3].rotate_left(16) ^ v[2];
+        v[0] = v[0].wrapping_add(v[3]);
+        v[3] = v[3].rotate_left(21) ^ v[0];
+        v[2] = v[2].wrapping_add(v[1]);
+        v[1] = v[1].rotate_left(17) ^ v[2];
+        v[2] = v[2].rotate_left(32);
+    }
+    let mut compress = |m: u64| {
+        v[3] ^= m;
+        round(&mut v);
+        v[0] ^= m;
+    };
+    for m in words {
+        compress(m);
+    }
+    compress((u64::from(len) << 56) | tail);
+    v[2] ^= 0xee;
+    round(&mut v);
+    round(&mut v);
+    round(&mut v);
+    let h1 = v[0] ^ v[1] ^ v[2] ^ v[3];
+    v[1] ^= 0xdd;
+    round(&mut v);
+    round(&mut v);
+    round(&mut v);
+    (h1, v[0] ^ v[1] ^ v[2] ^ v[3])
+}
+
+/// The URL-safe base64 alphabet (RFC 4648 §5) receipt handles are written in.
+const BASE64URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// Each byte's value in `BASE64URL`, or 0xff for a byte that is not in it.
+const BASE64URL_VALUES: [u8; 256] = {
+    let mut t = [0xffu8; 256];
+    let mut i = 0;
+    while i < 64 {
+        t[BASE64URL[i] as usize] = i as u8;
+        i += 1;
+    }
+    t
+};
+
+/// Unpadded URL-safe base64 of a handle's bytes (what `base64`'s `URL_SAFE_NO_PAD` writes),
+/// for exactly this length: nine whole groups of three bytes, then two bytes as three digits.
+fn encode_handle(bytes: &[u8; RAW_LEN], out: &mut [u8]) {
+    let digit = |v: u32, shift: u32| BASE64URL[(v >> shift) as usize & 63];
+    for (group, quad) in bytes.chunks_exact(3).zip(out.chunks_exact_mut(4)) {
+        let v = u32::from(group[0]) << 16 | u32::from(group[1]) << 8 | u32::from(group[2]);
+        quad.copy_from_slice(&[digit(v, 18), digit(v, 12), digit(v, 6), digit(v, 0)]);
+    }
+    let v = u32::from(bytes[27]) << 8 | u32::from(bytes[28]);
+    if let Some(last) = out.get_mut(36..39) {
+        last.copy_from_slice(&[digit(v, 10), digit(v, 4), digit(v << 2, 0)]);
+    }
+}
+
+/// The bytes `encode_handle` wrote, or `None` for a digit outside the alphabet or unused low
+/// bits in the last digit that are not zero (as `URL_SAFE_NO_PAD` refuses them: otherwise four
+/// texts would name one handle).
+fn decode_handle(text: &[u8; HANDLE_LEN - HANDLE_PREFIX.len()]) -> Option<[u8; RAW_LEN]> {
+    let value = |c: u8| u32::from(BASE64URL_VALUES[c as usize]);
+    let mut bytes = [0u8; RAW_LEN];
+    // Any digit not in the alphabet sets bits above the six a digit has.
+    let mut invalid = 0u32;
+    for (quad, group) in text.chunks_exact(4).zip(bytes.chunks_exact_mut(3)) {
+        let d = [
+            value(quad[0]),
+            value(quad[1]),
+            value(quad[2]),
+            value(quad[3]),
+        ];
+        invalid |= d[0] | d[1] | d[2] | d[3];
+        let v = d[0] << 18 | d[1] << 12 | d[2] << 6 | d[3];
+        group.copy_from_slice(&[(v >> 16) as u8, (v >> 8) as u8, v as u8]);
+    }
+    let d = [value(text[36]), value(text[37]), value(text[38])];
+    invalid |= d[0] | d[1] | d[2];
+    if invalid > 63 || d[2] & 3 != 0 {
+        return None;
+    }
+    let v = d[0] << 10 | d[1] << 4 | d[2] >> 2;
+    bytes[27] = (v >> 8) as u8;
+    bytes[28] = v as u8;
+    Some(bytes)
 }
 
 const HANDLE_PREFIX: &str = "AQEB";
@@ -126,21 +234,15 @@ pub(crate) fn format_uuid(v: u128) -> String {
 
 /// The text of `format_uuid` without allocating: records and responses hold it inline.
 pub(crate) fn uuid_text(v: u128) -> UuidText {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let b = v.to_be_bytes();
     let mut out = [b'-'; 36];
-    let mut at = 0;
-    for (i, b) in v.to_be_bytes().into_iter().enumerate() {
-        if matches!(i, 4 | 6 | 8 | 10) {
-            at += 1;
-        }
-        if let Some(pair) = out.get_mut(at..at + 2) {
-            pair[0] = DIGITS[(b >> 4) as usize];
-            pair[1] = DIGITS[(b & 0xf) as usize];
-        }
-        at += 2;
-    }
-    // Hex digits and dashes only, so this cannot fail; the check runs once, here.
-    ArrayString::from_byte_string(&out).unwrap_or_default()
+    // The five groups of 4, 2, 2, 2 and 6 bytes, each written whole.
+    crate::digest::write_hex(&mut out[..8], &b[..4]);
+    crate::digest::write_hex(&mut out[9..13], &b[4..6]);
+    crate::digest::write_hex(&mut out[14..18], &b[6..8]);
+    crate::digest::write_hex(&mut out[19..23], &b[8..10]);
+    crate::digest::write_hex(&mut out[24..], &b[10..]);
+    crate::digest::ascii_text(&out)
 }
 
 /// Parse a UUID string back into its bits (for records).
@@ -182,6 +284,91 @@ mod tests {
         tampered.pop();
         tampered.push(if h.ends_with('A') { 'B' } else { 'A' });
         assert_eq!(keys.parse_receipt_handle(&tampered), None);
+    }
+
+    /// The handle as first written, through the streaming hasher and the `base64` crate: the
+    /// hand-written hash and codec must give the same text and accept exactly the same texts.
+    fn reference_handle(keys: &IdKeys, r: Receipt) -> String {
+        use base64::Engine as _;
+        let mut bytes = [0u8; RAW_LEN];
+        bytes[0] = HANDLE_VERSION;
+        bytes[1..9].copy_from_slice(&r.queue.to_be_bytes());
+        bytes[9..17].copy_from_slice(&r.seq.to_be_bytes());
+        bytes[17..21].copy_from_slice(&r.serial.to_be_bytes());
+        let mut h = SipHasher13::new_with_keys(keys.handles.0, keys.handles.1);
+        h.write(&bytes[..21]);
+        bytes[21..29].copy_from_slice(&h.finish().to_be_bytes());
+        let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes);
+        format!("{HANDLE_PREFIX}{b64}")
+    }
+
+    fn reference_parse(keys: &IdKeys, handle: &str) -> Option<Receipt> {
+        use base64::Engine as _;
+        let b64 = handle.strip_prefix(HANDLE_PREFIX)?;
+        if b64.len() != HANDLE_LEN - HANDLE_PREFIX.len() {
+            return None;
+        }
+        let mut bytes = [0u8; RAW_LEN];
+        let n = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode_slice(b64, &mut bytes)
+            .ok()?;
+        if n != RAW_LEN || bytes[0] != HANDLE_VERSION {
+            return None;
+        }
+        let mut h = SipHasher13::new_with_keys(keys.handles.0, keys.handles.1);
+        h.write(&bytes[..21]);
+        if bytes[21..29] != h.finish().to_be_bytes() {
+            return None;
+        }
+        Some(Receipt {
+            queue: u64::from_be_bytes(bytes[1..9].try_into().ok()?),
+            seq: u64::from_be_bytes(bytes[9..17].try_into().ok()?),
+            serial: u32::from_be_bytes(bytes[17..21].try_into().ok()?),
+        })
+    }
+
+    #[test]
+    fn handles_and_ids_match_the_streaming_hasher_and_the_base64_crate() {
+        let keys = IdKeys::new(7, "eu-west-1");
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..2_000 {
+            let seq = next();
+            let mut h = SipHasher13::new_with_keys(keys.ids.0, keys.ids.1);
+            h.write_u64(seq);
+            let v = h.finish128();
+            let raw = ((v.h1 as u128) << 64) | v.h2 as u128;
+            let expected = (raw & !(0xF000u128 << 64) & !(0xC000u128 << 48))
+                | (0x4000u128 << 64)
+                | (0x8000u128 << 48);
+            assert_eq!(keys.message_id(seq), expected);
+
+            let r = Receipt {
+                queue: next() % 1000,
+                seq,
+                serial: next() as u32,
+            };
+            let handle = keys.receipt_handle(r);
+            assert_eq!(handle.as_str(), reference_handle(&keys, r));
+            assert_eq!(keys.parse_receipt_handle(&handle), Some(r));
+            // Every one-character change, to every character a handle could hold and some it
+            // cannot, is refused by both or accepted by both.
+            let at = (next() % HANDLE_LEN as u64) as usize;
+            for c in ["A", "B", "C", "D", "_", "-", "=", "+", "/", "é", " "] {
+                let mut changed = handle.to_string();
+                changed.replace_range(at..at + 1, c);
+                assert_eq!(
+                    keys.parse_receipt_handle(&changed),
+                    reference_parse(&keys, &changed),
+                    "{changed}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -377,10 +377,20 @@ impl Queue {
     /// visibility change. The caller has already taken it out of the ready indexes when it was
     /// visible (`next_standard` / FIFO selection).
     pub(crate) fn set_in_flight(&mut self, seq: u64, deadline: u64, j: &mut Journal) {
+        self.set_in_flight_then(seq, deadline, j, |_| ());
+    }
+
+    /// `set_in_flight`, then `then` on the message (`None` if there is none): a receive counts
+    /// the delivery there rather than finding the message a second time.
+    pub(crate) fn set_in_flight_then<R>(
+        &mut self,
+        seq: u64,
+        deadline: u64,
+        j: &mut Journal,
+        then: impl FnOnce(&mut Message) -> R,
+    ) -> Option<R> {
         let fifo = self.fifo();
-        let Some(msg) = self.messages.get_mut(&seq) else {
-            return;
-        };
+        let msg = self.messages.get_mut(&seq)?;
         match msg.state {
             MessageState::InFlight => {
                 self.timers.remove(&(msg.deadline, seq));
@@ -406,9 +416,11 @@ impl Queue {
         let group = msg.group;
         self.timers.insert((deadline, seq));
         j.state(self.uid, seq);
+        let r = then(msg);
         if fifo {
             self.refresh_group(group);
         }
+        Some(r)
     }
 
     /// The next visible message of a standard queue, rotating across message groups. Leaves it

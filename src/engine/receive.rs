@@ -126,10 +126,9 @@ impl Engine {
             Some(q) => self.realism_for(&q.name).clone(),
             None => return Err(SqsError::QueueDoesNotExist),
         };
-        let q = self
-            .queues
-            .get_mut(&uid)
-            .ok_or(SqsError::QueueDoesNotExist)?;
+        let Some(q) = self.queues.get_mut(&uid) else {
+            return Err(SqsError::QueueDoesNotExist);
+        };
         if q.in_flight >= limit {
             // Standard queues refuse a short poll at the limit; long polls and FIFO queues just
             // get nothing (spec §7.5).
@@ -200,13 +199,8 @@ impl Engine {
                     moved.extend(q.remove(seq, now, Removal::DeadLettered, j));
                     continue;
                 }
-                deliver(q, seq, now, plan.visibility_ms, j, keys);
+                let is_copy = deliver(q, seq, now, plan.visibility_ms, j, keys);
                 delivered.push(seq);
-                let is_copy = q
-                    .messages
-                    .get(&seq)
-                    .and_then(|m| m.extra())
-                    .is_some_and(|e| e.duplicate_copy);
                 if !is_copy && dice.chance(realism.duplicate_delivery) {
                     let copy_seq = self.next_seq;
                     self.next_seq += 1;
@@ -420,10 +414,8 @@ impl Engine {
 /// Has this message been delivered maxReceiveCount times already? Then the receive that would
 /// deliver it again moves it to the dead-letter queue instead (spec §11.2).
 fn exhausted(q: &Queue, seq: u64, max_receives: Option<u32>) -> bool {
-    match (max_receives, q.messages.get(&seq)) {
-        (Some(max), Some(m)) => m.receive_count >= max,
-        _ => false,
-    }
+    // Without a redrive policy there is nothing to look up.
+    max_receives.is_some_and(|max| q.messages.get(&seq).is_some_and(|m| m.receive_count >= max))
 }
 
 /// Realism: leave a second, visible copy of a delivered message (same id and body, its own
@@ -447,6 +439,7 @@ fn duplicate(q: &mut Queue, seq: u64, copy_seq: u64, now: u64, j: &mut super::jo
 }
 
 /// Deliver one visible message: count the receive, mint its handle, hide it until the deadline.
+/// Returns whether it is a realism duplicate copy (which is never duplicated again).
 fn deliver(
     q: &mut Queue,
     seq: u64,
@@ -454,21 +447,26 @@ fn deliver(
     visibility_ms: u64,
     j: &mut super::journal::Journal,
     keys: &super::ids::IdKeys,
-) {
-    let Some(m) = q.messages.get_mut(&seq) else {
-        return;
-    };
-    m.receive_count += 1;
-    m.serial = m.serial.wrapping_add(1);
-    if m.first_receive_at == 0 {
-        m.first_receive_at = now;
-    }
-    m.received_at = now;
-    m.visibility_changed = false;
-    let (id, count, serial) = (m.id(keys), m.receive_count, m.serial);
+) -> bool {
     let deadline = now + visibility_ms;
-    q.set_in_flight(seq, deadline, j);
-    if j.feed() {
+    let feed = j.feed();
+    let counted = q.set_in_flight_then(seq, deadline, j, |m| {
+        m.receive_count += 1;
+        m.serial = m.serial.wrapping_add(1);
+        if m.first_receive_at == 0 {
+            m.first_receive_at = now;
+        }
+        m.received_at = now;
+        m.visibility_changed = false;
+        let is_copy = m.extra().is_some_and(|e| e.duplicate_copy);
+        // The id is derived (a keyed hash) only when there is an event to carry it.
+        let id = feed.then(|| m.id(keys));
+        (is_copy, id, m.receive_count, m.serial)
+    });
+    let Some((is_copy, id, count, serial)) = counted else {
+        return false;
+    };
+    if let Some(id) = id {
         let handle = keys.receipt_handle(Receipt {
             queue: q.uid,
             seq,
@@ -482,4 +480,5 @@ fn deliver(
             visible_at: deadline,
         });
     }
+    is_copy
 }

@@ -25,7 +25,7 @@
 
 use super::attributes::QueueAttributes;
 use super::ids::uuid_text;
-use super::journal::RecordKey;
+use super::journal::{RecordKey, DELETED};
 use super::json_out::{self, Obj};
 use super::message::{Delivery, Message};
 use super::move_tasks::MoveTask;
@@ -229,8 +229,16 @@ impl Engine {
         let mut dirty = std::mem::take(&mut self.journal.dirty);
         dirty.sort_unstable();
         dirty.dedup();
+        let mut names = std::mem::take(&mut self.journal.dirty_names);
+        names.sort_unstable();
+        names.dedup();
         // Meta sorts before every other key, so it goes first, as when it was in the list.
         let meta = std::mem::take(&mut self.journal.meta_dirty).then_some(RecordKey::Meta);
+        if meta.is_none() && dirty.is_empty() && names.is_empty() {
+            // Nothing to hand over (always so in memory): no buffers to allocate.
+            self.journal.dirty = dirty;
+            return;
+        }
         let mut key_text = String::with_capacity(40 + region.map_or(0, str::len));
         if let Some(region) = region {
             key_text.push_str(region);
@@ -238,7 +246,14 @@ impl Engine {
         }
         let prefix = key_text.len();
         let mut value = String::with_capacity(256);
-        for key in meta.into_iter().chain(dirty) {
+        // The keys in `RecordKey` order: `Deleted` names between the variants around them.
+        let split = dirty.partition_point(|k| k.variant() < DELETED);
+        let keys = meta
+            .into_iter()
+            .chain(dirty[..split].iter().map(|k| k.unpack()))
+            .chain(names.drain(..).map(RecordKey::Deleted))
+            .chain(dirty[split..].iter().map(|k| k.unpack()));
+        for key in keys {
             key_text.truncate(prefix);
             push_key(&mut key_text, &key);
             value.clear();
@@ -247,6 +262,10 @@ impl Engine {
                 None => sink.del(&key_text),
             }
         }
+        // The list goes back empty with its capacity: the next call's keys would otherwise
+        // regrow it from nothing (four reallocations for a batch of ten).
+        dirty.clear();
+        self.journal.dirty = dirty;
     }
 
     /// The current value of `key`, or `None` when its entity is gone (then `out` holds

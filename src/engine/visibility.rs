@@ -29,13 +29,14 @@ impl Engine {
             .ok_or_else(|| SqsError::ReceiptHandleIsInvalid(handle.to_string()))
     }
 
+    /// Delete one message. Here and in `change_visibility_one` the caller re-files the queue's
+    /// deadline (`sync_deadline`) once for its call, not once per entry of a batch.
     fn delete_one(&mut self, uid: u64, now: u64, handle: Option<&str>) -> Result<(), SqsError> {
         let handle = handle.ok_or_else(|| SqsError::MissingParameter("ReceiptHandle".into()))?;
         let r = self.receipt(uid, handle)?;
-        let q = self
-            .queues
-            .get_mut(&uid)
-            .ok_or(SqsError::QueueDoesNotExist)?;
+        let Some(q) = self.queues.get_mut(&uid) else {
+            return Err(SqsError::QueueDoesNotExist);
+        };
         let Some(m) = q.messages.get(&r.seq) else {
             // Already deleted, expired, purged or moved: SQS answers success (spec §7.3).
             return Ok(());
@@ -47,7 +48,6 @@ impl Engine {
         // Standard queues accept any handle the message was given, even an expired or older one
         // (spec §7.3: "the request will succeed"); the message is deleted.
         q.remove(r.seq, now, Removal::Deleted, &mut self.journal);
-        self.sync_deadline(uid);
         Ok(())
     }
 
@@ -69,10 +69,9 @@ impl Engine {
             ));
         }
         let r = self.receipt(uid, handle)?;
-        let q = self
-            .queues
-            .get_mut(&uid)
-            .ok_or(SqsError::QueueDoesNotExist)?;
+        let Some(q) = self.queues.get_mut(&uid) else {
+            return Err(SqsError::QueueDoesNotExist);
+        };
         let Some(m) = q.messages.get_mut(&r.seq) else {
             return Err(invalid_value(
                 handle,
@@ -117,7 +116,6 @@ impl Engine {
                     visible_at: now + timeout_ms,
                 });
         }
-        self.sync_deadline(uid);
         Ok(())
     }
 
@@ -127,8 +125,9 @@ impl Engine {
         req: &ReceiptRequest,
     ) -> Result<EmptyResponse, SqsError> {
         let uid = self.required_url(&req.queue_url)?;
-        self.delete_one(uid, now, req.receipt_handle.as_deref())?;
-        Ok(EmptyResponse)
+        let deleted = self.delete_one(uid, now, req.receipt_handle.as_deref());
+        self.sync_deadline(uid);
+        deleted.map(|()| EmptyResponse)
     }
 
     pub(super) fn run_change_message_visibility(
@@ -137,13 +136,14 @@ impl Engine {
         req: &ReceiptRequest,
     ) -> Result<EmptyResponse, SqsError> {
         let uid = self.required_url(&req.queue_url)?;
-        self.change_visibility_one(
+        let changed = self.change_visibility_one(
             uid,
             now,
             req.receipt_handle.as_deref(),
             req.visibility_timeout,
-        )?;
-        Ok(EmptyResponse)
+        );
+        self.sync_deadline(uid);
+        changed.map(|()| EmptyResponse)
     }
 
     pub(super) fn run_delete_message_batch(
@@ -203,6 +203,8 @@ impl Engine {
                 Err(e) => out.failed.push(BatchResultErrorEntry::new(id, &e)),
             }
         }
+        // Once for the batch: nothing reads the engine's deadline index between its entries.
+        self.sync_deadline(uid);
         Ok(out)
     }
 }

@@ -449,3 +449,17 @@ fn tags() {
     // A multi-byte first character must not trip the prefix check.
     assert_eq!(validate_tags(&t("ñaws:", "x")), Ok(()));
 }
+
+#[test]
+fn the_word_test_agrees_with_the_byte_test() {
+    let byte_test = |s: &[u8]| s.iter().all(|b| (0x20..0x80).contains(b));
+    for len in 0..20 {
+        for at in 0..len {
+            for b in 0..=255u8 {
+                let mut s = vec![b'a'; len];
+                s[at] = b;
+                assert_eq!(super::printable_ascii(&s), byte_test(&s), "{s:?}");
+            }
+        }
+    }
+}

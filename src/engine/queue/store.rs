@@ -131,7 +131,12 @@ impl Runs {
     fn insert(&mut self, msg: Message) {
         let seq = msg.seq;
         self.len += 1;
-        let Some((_, slot)) = self.index.range(..=(seq, u64::MAX)).next_back().copied() else {
+        // Sends append: the newest run is tried before a search.
+        let place = match self.index.last() {
+            Some(&last) if last.0 <= seq => Some(last),
+            _ => self.index.range(..=(seq, u64::MAX)).next_back().copied(),
+        };
+        let Some((_, slot)) = place else {
             // Before every run: join the first run under a new key if it has room.
             let run = match self.index.first().copied() {
                 Some(first) if self.run(first.1).is_some_and(|r| r.len() < RUN) => {
@@ -156,7 +161,12 @@ impl Runs {
             return;
         }
         grow(run);
-        run.insert(i, msg);
+        if i == run.len() {
+            // `insert` at the end goes through the general shifting code.
+            run.push_back(msg);
+        } else {
+            run.insert(i, msg);
+        }
         if run.len() > RUN {
             let mut tail = run.split_off(run.len() / 2);
             run.shrink_to_fit();
@@ -172,7 +182,12 @@ impl Runs {
         let newest = self.index.last() == Some(&place);
         let run = self.run_mut(place.1)?;
         let i = position(run, seq)?;
-        let msg = run.remove(i)?;
+        // Deletes mostly take the oldest message; `remove` is the general shifting code.
+        let msg = if i == 0 {
+            run.pop_front()?
+        } else {
+            run.remove(i)?
+        };
         if run.is_empty() {
             let emptied = self.take_run(place);
             if self.index.is_empty() {
@@ -252,15 +267,12 @@ impl Messages {
     /// Add a message, replacing one with the same sequence.
     pub(crate) fn insert(&mut self, msg: Message) {
         let seq = msg.seq;
-        let newest = self.ordered.last().is_none_or(|last| seq > last.seq);
+        let last = self.ordered.last().map(|m| (m.seq, m.sent_at));
+        let newest = last.is_none_or(|(last_seq, _)| seq > last_seq);
         if !newest || self.others.len > 0 {
             self.remove(&seq);
         }
-        let in_order = newest
-            && self
-                .ordered
-                .last()
-                .is_none_or(|last| msg.sent_at >= last.sent_at);
+        let in_order = newest && last.is_none_or(|(_, sent_at)| msg.sent_at >= sent_at);
         if in_order {
             self.ordered.insert(msg);
         } else {
