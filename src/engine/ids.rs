@@ -163,16 +163,26 @@ const BASE64URL_VALUES: [u8; 256] = {
 };
 
 /// Unpadded URL-safe base64 of a handle's bytes (what `base64`'s `URL_SAFE_NO_PAD` writes),
-/// for exactly this length: nine whole groups of three bytes, then two bytes as three digits.
+/// for exactly this length. Base64 is the bit string cut into sixes, so six bytes (48 bits, one
+/// word) make eight digits: four such words, then the last five bytes as seven digits.
 fn encode_handle(bytes: &[u8; RAW_LEN], out: &mut [u8]) {
-    let digit = |v: u32, shift: u32| BASE64URL[(v >> shift) as usize & 63];
-    for (group, quad) in bytes.chunks_exact(3).zip(out.chunks_exact_mut(4)) {
-        let v = u32::from(group[0]) << 16 | u32::from(group[1]) << 8 | u32::from(group[2]);
-        quad.copy_from_slice(&[digit(v, 18), digit(v, 12), digit(v, 6), digit(v, 0)]);
+    let digit = |v: u64, shift: usize| BASE64URL[(v >> shift) as usize & 63];
+    for (six, eight) in bytes.chunks_exact(6).zip(out.chunks_exact_mut(8)) {
+        let mut w = [0u8; 8];
+        w[2..].copy_from_slice(six);
+        let v = u64::from_be_bytes(w);
+        for (i, d) in eight.iter_mut().enumerate() {
+            *d = digit(v, 42 - 6 * i);
+        }
     }
-    let v = u32::from(bytes[27]) << 8 | u32::from(bytes[28]);
-    if let Some(last) = out.get_mut(36..39) {
-        last.copy_from_slice(&[digit(v, 10), digit(v, 4), digit(v << 2, 0)]);
+    // 40 bits and two zero bits after them: seven digits.
+    let mut w = [0u8; 8];
+    w[3..].copy_from_slice(&bytes[24..]);
+    let v = u64::from_be_bytes(w) << 2;
+    if let Some(last) = out.get_mut(32..39) {
+        for (i, d) in last.iter_mut().enumerate() {
+            *d = digit(v, 36 - 6 * i);
+        }
     }
 }
 
@@ -180,29 +190,24 @@ fn encode_handle(bytes: &[u8; RAW_LEN], out: &mut [u8]) {
 /// bits in the last digit that are not zero (as `URL_SAFE_NO_PAD` refuses them: otherwise four
 /// texts would name one handle).
 fn decode_handle(text: &[u8; HANDLE_LEN - HANDLE_PREFIX.len()]) -> Option<[u8; RAW_LEN]> {
-    let value = |c: u8| u32::from(BASE64URL_VALUES[c as usize]);
-    let mut bytes = [0u8; RAW_LEN];
     // Any digit not in the alphabet sets bits above the six a digit has.
-    let mut invalid = 0u32;
-    for (quad, group) in text.chunks_exact(4).zip(bytes.chunks_exact_mut(3)) {
-        let d = [
-            value(quad[0]),
-            value(quad[1]),
-            value(quad[2]),
-            value(quad[3]),
-        ];
-        invalid |= d[0] | d[1] | d[2] | d[3];
-        let v = d[0] << 18 | d[1] << 12 | d[2] << 6 | d[3];
-        group.copy_from_slice(&[(v >> 16) as u8, (v >> 8) as u8, v as u8]);
+    let mut invalid = 0u64;
+    let mut word = |digits: &[u8]| {
+        digits.iter().fold(0u64, |v, &c| {
+            let d = u64::from(BASE64URL_VALUES[c as usize]);
+            invalid |= d;
+            v << 6 | d
+        })
+    };
+    let mut bytes = [0u8; RAW_LEN];
+    for (eight, six) in text.chunks_exact(8).zip(bytes.chunks_exact_mut(6)) {
+        six.copy_from_slice(&word(eight).to_be_bytes()[2..]);
     }
-    let d = [value(text[36]), value(text[37]), value(text[38])];
-    invalid |= d[0] | d[1] | d[2];
-    if invalid > 63 || d[2] & 3 != 0 {
+    let last = word(&text[32..]);
+    if invalid > 63 || last & 3 != 0 {
         return None;
     }
-    let v = d[0] << 10 | d[1] << 4 | d[2] >> 2;
-    bytes[27] = (v >> 8) as u8;
-    bytes[28] = v as u8;
+    bytes[24..].copy_from_slice(&(last >> 2).to_be_bytes()[3..]);
     Some(bytes)
 }
 

@@ -25,7 +25,7 @@
 
 use super::attributes::QueueAttributes;
 use super::ids::uuid_text;
-use super::journal::{RecordKey, DELETED};
+use super::journal::{unpack, RecordKey, DELETED, TASK};
 use super::json_out::{self, Obj};
 use super::message::{Delivery, Message};
 use super::move_tasks::MoveTask;
@@ -230,7 +230,14 @@ impl Engine {
         dirty.sort_unstable();
         dirty.dedup();
         let mut names = std::mem::take(&mut self.journal.dirty_names);
-        names.sort_unstable();
+        // Few and rare (queue deletions): an insertion sort, not one more sort in the wasm.
+        for i in 1..names.len() {
+            let mut j = i;
+            while j > 0 && names[j - 1] > names[j] {
+                names.swap(j - 1, j);
+                j -= 1;
+            }
+        }
         names.dedup();
         // Meta sorts before every other key, so it goes first, as when it was in the list.
         let meta = std::mem::take(&mut self.journal.meta_dirty).then_some(RecordKey::Meta);
@@ -246,13 +253,14 @@ impl Engine {
         }
         let prefix = key_text.len();
         let mut value = String::with_capacity(256);
-        // The keys in `RecordKey` order: `Deleted` names between the variants around them.
-        let split = dirty.partition_point(|k| k.variant() < DELETED);
+        // The keys in `RecordKey` order: variant by variant (each sorted by its fields), the
+        // `Deleted` names between the variants around them.
+        let in_variant = |v: usize| dirty.iter().filter(move |k| k.1 == v).map(|&k| unpack(k));
         let keys = meta
             .into_iter()
-            .chain(dirty[..split].iter().map(|k| k.unpack()))
+            .chain((1..DELETED).flat_map(in_variant))
             .chain(names.drain(..).map(RecordKey::Deleted))
-            .chain(dirty[split..].iter().map(|k| k.unpack()));
+            .chain((DELETED + 1..=TASK).flat_map(in_variant));
         for key in keys {
             key_text.truncate(prefix);
             push_key(&mut key_text, &key);

@@ -223,23 +223,30 @@ impl Engine {
             self.journal.touch(RecordKey::Queue(uid));
         }
         let group = q.intern_group(v.group);
-        let extra = MessageExtra {
-            trace_header: trace_header.map(Into::into),
-            deduplication_id: v.dedup_id.as_deref().map(Into::into),
-            sender_id: sender_id.map(Into::into),
-            group_id: v.group.map(Into::into),
-            system_attributes_md5: system_attributes_md5.as_deref().map(Into::into),
-            ..Default::default()
-        };
+        // Most standard-queue messages have none of these: then no extra is built at all (it
+        // would only be dropped again).
+        let any_extra = trace_header.is_some()
+            || v.dedup_id.is_some()
+            || sender_id.is_some()
+            || v.group.is_some()
+            || system_attributes_md5.is_some();
+        let extra = any_extra.then(|| {
+            Box::new(MessageExtra {
+                trace_header: trace_header.map(Into::into),
+                deduplication_id: v.dedup_id.as_deref().map(Into::into),
+                sender_id: sender_id.map(Into::into),
+                group_id: v.group.map(Into::into),
+                system_attributes_md5: system_attributes_md5.as_deref().map(Into::into),
+                ..Default::default()
+            })
+        });
         let delayed = v.delay_ms > 0;
         let mut msg = Message::new(
             seq,
             v.body.into(),
             body_md5,
             v.attributes.map(|a| Box::new(a.clone())),
-            // The id override is never set here, so "only an id" means "nothing at all"; no
-            // default extra is built to compare with.
-            (!extra.is_only_id()).then(|| Box::new(extra)),
+            extra,
             group,
             now,
         );
