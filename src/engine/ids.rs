@@ -4,6 +4,7 @@
 //! without persisting generator state: the counters are in the records, the key is the seed.
 
 use arrayvec::ArrayString;
+use base64::Engine as _;
 use siphasher::sip128::{Hasher128, SipHasher13};
 use std::hash::Hasher;
 
@@ -29,9 +30,10 @@ impl IdKeys {
 
     /// The 128 bits of a MessageId for the message with this engine-wide sequence.
     pub(crate) fn message_id(&self, seq: u64) -> u128 {
-        // SipHash-1-3 of the sequence's eight little-endian bytes (`SipHasher13::write_u64`).
-        let (h1, h2) = sip13(self.ids, [seq], 0, 8);
-        let raw = ((h1 as u128) << 64) | h2 as u128;
+        let mut h = SipHasher13::new_with_keys(self.ids.0, self.ids.1);
+        h.write_u64(seq);
+        let v = h.finish128();
+        let raw = ((v.h1 as u128) << 64) | v.h2 as u128;
         // Stamp the RFC 4122 version (4) and variant bits so the id looks like every SQS id.
         (raw & !(0xF000u128 << 64) & !(0xC000u128 << 48)) | (0x4000u128 << 64) | (0x8000u128 << 48)
     }
@@ -45,23 +47,21 @@ impl IdKeys {
         [v.h1, v.h2]
     }
 
-    /// The MAC of a handle's first 21 bytes: SipHash-1-3 (the second half of its 128-bit
-    /// output, what `SipHasher13::finish` gives), computed on the three words directly.
+    /// The MAC of a handle's first 21 bytes: SipHash-1-3 (`SipHasher13::finish`, the second half
+    /// of its 128-bit output).
     fn handle_mac(&self, bytes: &[u8; RAW_LEN]) -> u64 {
         let word = |at: usize| {
             let mut w = [0u8; 8];
             w.copy_from_slice(&bytes[at..at + 8]);
             u64::from_le_bytes(w)
         };
-        let mut tail = [0u8; 8];
-        tail[..5].copy_from_slice(&bytes[16..21]);
-        sip13(
-            self.handles,
-            [word(0), word(8)],
-            u64::from_le_bytes(tail),
-            21,
-        )
-        .1
+        // The same hash as one write of all 21 bytes (the hasher is a stream); whole words take
+        // its short-write path, cheaper than the general `write`'s buffering for so few bytes.
+        let mut h = SipHasher13::new_with_keys(self.handles.0, self.handles.1);
+        h.write_u64(word(0));
+        h.write_u64(word(8));
+        h.write(&bytes[16..21]);
+        h.finish()
     }
 
     /// A receipt handle naming the queue incarnation, the message and the delivery. Inline, not
@@ -76,7 +76,9 @@ impl IdKeys {
         bytes[21..29].copy_from_slice(&mac.to_be_bytes());
         let mut text = [0u8; HANDLE_LEN];
         text[..HANDLE_PREFIX.len()].copy_from_slice(HANDLE_PREFIX.as_bytes());
-        encode_handle(&bytes, &mut text[HANDLE_PREFIX.len()..]);
+        // Cannot fail: the slice is exactly the encoded length of RAW_LEN bytes.
+        let _ = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .encode_slice(bytes, &mut text[HANDLE_PREFIX.len()..]);
         crate::digest::ascii_text(&text)
     }
 
@@ -84,9 +86,14 @@ impl IdKeys {
     pub(crate) fn parse_receipt_handle(&self, handle: &str) -> Option<Receipt> {
         let b64 = handle.strip_prefix(HANDLE_PREFIX)?;
         // Every handle this engine mints has exactly this length.
-        let b64: &[u8; HANDLE_LEN - HANDLE_PREFIX.len()] = b64.as_bytes().try_into().ok()?;
-        let bytes = decode_handle(b64)?;
-        if bytes[0] != HANDLE_VERSION {
+        if b64.len() != HANDLE_LEN - HANDLE_PREFIX.len() {
+            return None;
+        }
+        let mut bytes = [0u8; RAW_LEN];
+        let n = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode_slice(b64, &mut bytes)
+            .ok()?;
+        if n != RAW_LEN || bytes[0] != HANDLE_VERSION {
             return None;
         }
         let mac = u64::from_be_bytes(bytes[21..29].try_into().ok()?);
@@ -99,116 +106,6 @@ impl IdKeys {
             serial: u32::from_be_bytes(bytes[17..21].try_into().ok()?),
         })
     }
-}
-
-/// SipHash-1-3 with 128-bit output, `(h1, h2)` as `siphasher::sip128::SipHasher13` gives them,
-/// of a message of `len` bytes: `words` little-endian, then `tail` (the last `len % 8` bytes,
-/// little-endian, zero-extended). Written out rather than through the streaming hasher, whose
-/// buffering was most of the cost for the one- to three-word messages here: every send and
-/// receive derives a MessageId, every receive mints a handle and every delete checks one.
-fn sip13<const N: usize>(keys: (u64, u64), words: [u64; N], tail: u64, len: u8) -> (u64, u64) {
-    let (k0, k1) = keys;
-    let mut v = [
-        k0 ^ 0x736f_6d65_7073_6575,
-        // The 128-bit variant's 0xee in the initial v1.
-        k1 ^ 0x646f_7261_6e64_6f83,
-        k0 ^ 0x6c79_6765_6e65_7261,
-        k1 ^ 0x7465_6462_7974_6573,
-    ];
-    fn round(v: &mut [u64; 4]) {
-        v[0] = v[0].wrapping_add(v[1]);
-        v[1] = v[1].rotate_left(13) ^ v[0];
-        v[0] = v[0].rotate_left(32);
-        v[2] = v[2].wrapping_add(v[3]);
-        v[3] = v[3].rotate_left(16) ^ v[2];
-        v[0] = v[0].wrapping_add(v[3]);
-        v[3] = v[3].rotate_left(21) ^ v[0];
-        v[2] = v[2].wrapping_add(v[1]);
-        v[1] = v[1].rotate_left(17) ^ v[2];
-        v[2] = v[2].rotate_left(32);
-    }
-    let mut compress = |m: u64| {
-        v[3] ^= m;
-        round(&mut v);
-        v[0] ^= m;
-    };
-    for m in words {
-        compress(m);
-    }
-    compress((u64::from(len) << 56) | tail);
-    v[2] ^= 0xee;
-    round(&mut v);
-    round(&mut v);
-    round(&mut v);
-    let h1 = v[0] ^ v[1] ^ v[2] ^ v[3];
-    v[1] ^= 0xdd;
-    round(&mut v);
-    round(&mut v);
-    round(&mut v);
-    (h1, v[0] ^ v[1] ^ v[2] ^ v[3])
-}
-
-/// The URL-safe base64 alphabet (RFC 4648 §5) receipt handles are written in.
-const BASE64URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-/// Each byte's value in `BASE64URL`, or 0xff for a byte that is not in it.
-const BASE64URL_VALUES: [u8; 256] = {
-    let mut t = [0xffu8; 256];
-    let mut i = 0;
-    while i < 64 {
-        t[BASE64URL[i] as usize] = i as u8;
-        i += 1;
-    }
-    t
-};
-
-/// Unpadded URL-safe base64 of a handle's bytes (what `base64`'s `URL_SAFE_NO_PAD` writes),
-/// for exactly this length. Base64 is the bit string cut into sixes, so six bytes (48 bits, one
-/// word) make eight digits: four such words, then the last five bytes as seven digits.
-fn encode_handle(bytes: &[u8; RAW_LEN], out: &mut [u8]) {
-    let digit = |v: u64, shift: usize| BASE64URL[(v >> shift) as usize & 63];
-    for (six, eight) in bytes.chunks_exact(6).zip(out.chunks_exact_mut(8)) {
-        let mut w = [0u8; 8];
-        w[2..].copy_from_slice(six);
-        let v = u64::from_be_bytes(w);
-        for (i, d) in eight.iter_mut().enumerate() {
-            *d = digit(v, 42 - 6 * i);
-        }
-    }
-    // 40 bits and two zero bits after them: seven digits.
-    let mut w = [0u8; 8];
-    w[3..].copy_from_slice(&bytes[24..]);
-    let v = u64::from_be_bytes(w) << 2;
-    if let Some(last) = out.get_mut(32..39) {
-        for (i, d) in last.iter_mut().enumerate() {
-            *d = digit(v, 36 - 6 * i);
-        }
-    }
-}
-
-/// The bytes `encode_handle` wrote, or `None` for a digit outside the alphabet or unused low
-/// bits in the last digit that are not zero (as `URL_SAFE_NO_PAD` refuses them: otherwise four
-/// texts would name one handle).
-fn decode_handle(text: &[u8; HANDLE_LEN - HANDLE_PREFIX.len()]) -> Option<[u8; RAW_LEN]> {
-    // Any digit not in the alphabet sets bits above the six a digit has.
-    let mut invalid = 0u64;
-    let mut word = |digits: &[u8]| {
-        digits.iter().fold(0u64, |v, &c| {
-            let d = u64::from(BASE64URL_VALUES[c as usize]);
-            invalid |= d;
-            v << 6 | d
-        })
-    };
-    let mut bytes = [0u8; RAW_LEN];
-    for (eight, six) in text.chunks_exact(8).zip(bytes.chunks_exact_mut(6)) {
-        six.copy_from_slice(&word(eight).to_be_bytes()[2..]);
-    }
-    let last = word(&text[32..]);
-    if invalid > 63 || last & 3 != 0 {
-        return None;
-    }
-    bytes[24..].copy_from_slice(&(last >> 2).to_be_bytes()[3..]);
-    Some(bytes)
 }
 
 const HANDLE_PREFIX: &str = "AQEB";
@@ -332,8 +229,10 @@ mod tests {
         })
     }
 
+    /// Handles minted before an upgrade must still verify after it: the MAC is written in
+    /// pieces now, and must hash as the one write of 21 bytes it replaced.
     #[test]
-    fn handles_and_ids_match_the_streaming_hasher_and_the_base64_crate() {
+    fn handles_and_ids_are_the_texts_earlier_builds_minted() {
         let keys = IdKeys::new(7, "eu-west-1");
         let mut x: u64 = 0x2545_f491_4f6c_dd1d;
         let mut next = move || {
