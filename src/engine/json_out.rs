@@ -140,7 +140,6 @@ fn escape_mask(w: u64) -> u64 {
 
 /// Where the first byte that needs escaping is, looking eight bytes at a time: a string's end
 /// (its closing quote, when reading) is found in its last word without a loop per byte.
-#[inline]
 pub(crate) fn first_to_escape(bytes: &[u8]) -> Option<usize> {
     let word = |chunk: &[u8]| {
         let mut w = [0u8; 8];
