@@ -79,18 +79,21 @@ impl<'a> Reader<'a> {
             return None;
         }
         let start = self.i;
-        // The plain run ends at the first quote, backslash or control byte, found a word at a
-        // time; none before the end of the text is an unterminated string.
-        self.i += json_out::first_to_escape(self.text.as_bytes().get(start..)?)?;
-        match self.byte()? {
-            // An ASCII byte, so the slice ends on a character boundary.
-            b'"' => {
-                let s = self.text.get(start..self.i)?;
-                self.i += 1;
-                Some(Cow::Borrowed(s))
+        // Skip whole words that hold no quote, backslash or control byte (the bytes that end
+        // the plain run); the loop below finds which byte of the next word does.
+        self.i += json_out::clean_prefix(self.text.as_bytes().get(start..)?);
+        loop {
+            match self.byte()? {
+                // Stops only on ASCII bytes, so the slice ends on a character boundary.
+                b'"' => {
+                    let s = self.text.get(start..self.i)?;
+                    self.i += 1;
+                    return Some(Cow::Borrowed(s));
+                }
+                b'\\' => return self.escaped(start).map(Cow::Owned),
+                c if c < 0x20 => return None,
+                _ => self.i += 1,
             }
-            b'\\' => self.escaped(start).map(Cow::Owned),
-            _ => None,
         }
     }
 

@@ -123,11 +123,9 @@ pub(crate) fn list<T>(out: &mut String, items: &[T], mut item: impl FnMut(&mut S
     out.push(']');
 }
 
-/// The top bit of each of these eight bytes that needs escaping (below 0x20, `"` or a
-/// backslash): the classic "has a byte less than n / equal to c" word tricks. A borrow only
-/// starts at a byte that needs escaping and runs upward, so bits above the lowest may be wrong
-/// but the lowest set bit is exactly the first such byte.
-fn escape_mask(w: u64) -> u64 {
+/// Does any of these eight bytes need escaping (below 0x20, `"` or a backslash)? The classic
+/// "has a byte less than n / equal to c" word tricks, exact as a yes/no answer.
+pub(crate) fn word_needs_escape(w: u64) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let below_space = w.wrapping_sub(ONES * 0x20) & !w;
@@ -135,48 +133,22 @@ fn escape_mask(w: u64) -> u64 {
     let quote = q.wrapping_sub(ONES) & !q;
     let b = w ^ (ONES * u64::from(b'\\'));
     let backslash = b.wrapping_sub(ONES) & !b;
-    (below_space | quote | backslash) & HIGH
+    (below_space | quote | backslash) & HIGH != 0
 }
 
-/// Where the first byte that needs escaping is, looking eight bytes at a time: a string's end
-/// (its closing quote, when reading) is found in its last word without a loop per byte.
-pub(crate) fn first_to_escape(bytes: &[u8]) -> Option<usize> {
-    let word = |chunk: &[u8]| {
+/// How many leading bytes, in whole words of 8, certainly need no escaping: the bytes after them
+/// are checked one by one.
+pub(crate) fn clean_prefix(bytes: &[u8]) -> usize {
+    let mut clean = 0;
+    for chunk in bytes.chunks_exact(8) {
         let mut w = [0u8; 8];
         w.copy_from_slice(chunk);
-        escape_mask(u64::from_le_bytes(w))
-    };
-    let at_bit = |m: u64| m.trailing_zeros() as usize / 8;
-    let mut words = bytes.chunks_exact(8);
-    let mut at = 0;
-    for chunk in &mut words {
-        let m = word(chunk);
-        if m != 0 {
-            return Some(at + at_bit(m));
+        if word_needs_escape(u64::from_le_bytes(w)) {
+            break;
         }
-        at += 8;
+        clean += 8;
     }
-    let rest = words.remainder();
-    if rest.is_empty() {
-        return None;
-    }
-    if let Some(last) = bytes
-        .len()
-        .checked_sub(8)
-        .and_then(|from| bytes.get(from..))
-    {
-        // The last eight bytes, overlapping ones already found clean: those set no bit, so
-        // the lowest bit set is in the remainder.
-        let m = word(last);
-        return (m != 0).then(|| bytes.len() - 8 + at_bit(m));
-    }
-    // Shorter than a word: padded with a byte that needs no escaping.
-    let mut w = [b'a'; 8];
-    for (d, b) in w.iter_mut().zip(rest) {
-        *d = *b;
-    }
-    let m = escape_mask(u64::from_le_bytes(w));
-    (m != 0).then(|| at_bit(m))
+    clean
 }
 
 /// A JSON string literal, escaped exactly as serde_json does (`"`, `\`, and control characters;
@@ -186,9 +158,19 @@ pub(crate) fn string(out: &mut String, s: &str) {
     out.push('"');
     // Ids, handles, digests, names and most bodies need no escaping: one copy after a scan
     // word by word.
-    match first_to_escape(s.as_bytes()) {
-        None => out.push_str(s),
-        Some(clean) => escape(out, s, clean),
+    let bytes = s.as_bytes();
+    let clean = clean_prefix(bytes);
+    let tail = bytes.get(clean..).unwrap_or_default();
+    let mut last = [b'a'; 8];
+    if tail.len() < 8 {
+        for (d, b) in last.iter_mut().zip(tail) {
+            *d = *b;
+        }
+    }
+    if tail.len() < 8 && !word_needs_escape(u64::from_le_bytes(last)) {
+        out.push_str(s);
+    } else {
+        escape(out, s, clean);
     }
     out.push('"');
 }
@@ -225,24 +207,6 @@ fn escape(out: &mut String, s: &str, clean: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_first_byte_to_escape_is_found_exactly() {
-        let by_bytes = |s: &[u8]| s.iter().position(|&b| b < 0x20 || b == b'"' || b == b'\\');
-        for len in 0..20 {
-            for at in 0..len {
-                for b in 0..=255u8 {
-                    let mut s = vec![b'a'; len];
-                    s[at] = b;
-                    // A second special byte after the first must not move the answer.
-                    if at + 2 < len {
-                        s[at + 2] = b'"';
-                    }
-                    assert_eq!(first_to_escape(&s), by_bytes(&s), "{s:?}");
-                }
-            }
-        }
-    }
 
     #[test]
     fn strings_escape_as_serde_json_does() {
