@@ -24,45 +24,15 @@ pub fn md5_hex(data: &[u8]) -> String {
 /// message of a send → receive cycle, and a heap string for each was a visible share of it.
 pub type Md5Text = arrayvec::ArrayString<32>;
 
-/// `hex16` of a stored MD5: a table lookup per byte and no UTF-8 check of the result (both
-/// were most of its cost, and it runs on every send and every receive).
+/// `hex16` of a stored MD5, through one buffer rather than a push per digit.
 pub(crate) fn hex16(bytes: &[u8; 16]) -> Md5Text {
-    let mut out = [0u8; 32];
-    write_hex(&mut out, bytes);
-    ascii_text(&out)
-}
-
-/// Two lower-case hex digits for every byte value, so a byte is one load and one store.
-const HEX_PAIRS: [[u8; 2]; 256] = {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut t = [[0u8; 2]; 256];
-    let mut i = 0;
-    while i < 256 {
-        t[i] = [DIGITS[i >> 4], DIGITS[i & 0xf]];
-        i += 1;
-    }
-    t
-};
-
-/// Lower-case hex of `bytes` into the first `2 * bytes.len()` bytes of `out`.
-pub(crate) fn write_hex(out: &mut [u8], bytes: &[u8]) {
+    let mut out = [0u8; 32];
     for (pair, b) in out.chunks_exact_mut(2).zip(bytes) {
-        pair.copy_from_slice(&HEX_PAIRS[*b as usize]);
+        pair.copy_from_slice(&[DIGITS[(b >> 4) as usize], DIGITS[(b & 0xf) as usize]]);
     }
-}
-
-/// ASCII bytes as an inline string. `ArrayString::from_byte_string` runs a full UTF-8 check
-/// over bytes that the callers (hex digits, dashes, base64) write from ASCII tables; an ASCII
-/// check is a fraction of that (the UTF-8 check was a sixth of formatting an id).
-pub(crate) fn ascii_text<const N: usize>(bytes: &[u8; N]) -> arrayvec::ArrayString<N> {
-    if !bytes.is_ascii() {
-        // Never taken: every caller writes ASCII. Kept so that a mistake cannot make a `str`
-        // of bytes that are not UTF-8.
-        return arrayvec::ArrayString::new();
-    }
-    // SAFETY: every byte is ASCII (checked just above), and ASCII is UTF-8.
-    let text = unsafe { std::str::from_utf8_unchecked(bytes) };
-    arrayvec::ArrayString::from(text).unwrap_or_default()
+    // Hex digits only, so this cannot fail.
+    Md5Text::from_byte_string(&out).unwrap_or_default()
 }
 
 /// Lower-case hex SHA-256 of `data`: the content-based deduplication id when given the body's
@@ -150,15 +120,6 @@ mod tests {
     fn body_md5_matches_aws() {
         assert_eq!(md5_hex(b"test"), "098f6bcd4621d373cade4e832627b4f6");
         assert_eq!(md5_hex(b"message"), "78e731027d8fd50ed642340b7c9a63b3");
-    }
-
-    #[test]
-    fn hex16_matches_the_formatter_for_every_byte() {
-        for start in (0..256).step_by(16) {
-            let bytes: [u8; 16] = std::array::from_fn(|i| (start + i) as u8);
-            let expected: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-            assert_eq!(hex16(&bytes).as_str(), expected);
-        }
     }
 
     #[test]

@@ -136,15 +136,21 @@ pub(crate) fn format_uuid(v: u128) -> String {
 
 /// The text of `format_uuid` without allocating: records and responses hold it inline.
 pub(crate) fn uuid_text(v: u128) -> UuidText {
-    let b = v.to_be_bytes();
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut out = [b'-'; 36];
-    // The five groups of 4, 2, 2, 2 and 6 bytes, each written whole.
-    crate::digest::write_hex(&mut out[..8], &b[..4]);
-    crate::digest::write_hex(&mut out[9..13], &b[4..6]);
-    crate::digest::write_hex(&mut out[14..18], &b[6..8]);
-    crate::digest::write_hex(&mut out[19..23], &b[8..10]);
-    crate::digest::write_hex(&mut out[24..], &b[10..]);
-    crate::digest::ascii_text(&out)
+    let mut at = 0;
+    for (i, b) in v.to_be_bytes().into_iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            at += 1;
+        }
+        if let Some(pair) = out.get_mut(at..at + 2) {
+            pair[0] = DIGITS[(b >> 4) as usize];
+            pair[1] = DIGITS[(b & 0xf) as usize];
+        }
+        at += 2;
+    }
+    // Hex digits and dashes only, so this cannot fail; the check runs once, here.
+    ArrayString::from_byte_string(&out).unwrap_or_default()
 }
 
 /// Parse a UUID string back into its bits (for records).
