@@ -79,7 +79,7 @@ impl IdKeys {
         // Cannot fail: the slice is exactly the encoded length of RAW_LEN bytes.
         let _ = base64::engine::general_purpose::URL_SAFE_NO_PAD
             .encode_slice(bytes, &mut text[HANDLE_PREFIX.len()..]);
-        crate::digest::ascii_text(&text)
+        ArrayString::from_byte_string(&text).unwrap_or_default()
     }
 
     /// Decode a receipt handle; `None` for anything this engine did not mint.
