@@ -1,6 +1,7 @@
 //! What one operation changed: the records to persist and the events to report.
 
 use crate::events::{Event, EventKind};
+use std::collections::BTreeMap;
 
 /// A durable record, by what it holds. Keys render as short path-like strings (see `records`).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -77,8 +78,11 @@ pub(crate) struct Journal {
     /// sorting tuples of integers costs a fraction of sorting the enum, whose `Deleted` name
     /// makes every element 32 bytes and every comparison a call.
     pub(crate) dirty: Vec<PackedKey>,
-    /// The names of touched `Deleted` records (rare: a queue deletion), kept apart.
-    pub(crate) dirty_names: Vec<String>,
+    /// The names of touched `Deleted` records (a queue deletion or re-creation), kept apart,
+    /// ordered and each once as they come. The map type of `Engine::deleted_names` (the value
+    /// unused), so no new code in the wasm, and no quadratic sort when a host drains after
+    /// deleting many queues.
+    pub(crate) dirty_names: BTreeMap<String, u64>,
     /// The Meta record is touched by every send (the sequence counter): a flag rather than one
     /// more key per entry for the collector to sort and drop again.
     pub(crate) meta_dirty: bool,
@@ -106,7 +110,9 @@ impl Journal {
         match key.pack() {
             Ok(None) => self.meta_dirty = true,
             Ok(Some(packed)) => self.dirty.push(packed),
-            Err(name) => self.dirty_names.push(name),
+            Err(name) => {
+                self.dirty_names.insert(name, 0);
+            }
         }
     }
 

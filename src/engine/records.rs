@@ -229,16 +229,7 @@ impl Engine {
         let mut dirty = std::mem::take(&mut self.journal.dirty);
         dirty.sort_unstable();
         dirty.dedup();
-        let mut names = std::mem::take(&mut self.journal.dirty_names);
-        // Few and rare (queue deletions): an insertion sort, not one more sort in the wasm.
-        for i in 1..names.len() {
-            let mut j = i;
-            while j > 0 && names[j - 1] > names[j] {
-                names.swap(j - 1, j);
-                j -= 1;
-            }
-        }
-        names.dedup();
+        let names = std::mem::take(&mut self.journal.dirty_names);
         // Meta sorts before every other key, so it goes first, as when it was in the list.
         let meta = std::mem::take(&mut self.journal.meta_dirty).then_some(RecordKey::Meta);
         if meta.is_none() && dirty.is_empty() && names.is_empty() {
@@ -259,7 +250,7 @@ impl Engine {
         let keys = meta
             .into_iter()
             .chain((1..DELETED).flat_map(in_variant))
-            .chain(names.drain(..).map(RecordKey::Deleted))
+            .chain(names.into_keys().map(RecordKey::Deleted))
             .chain((DELETED + 1..=TASK).flat_map(in_variant));
         for key in keys {
             key_text.truncate(prefix);

@@ -663,3 +663,42 @@ fn a_new_message_is_unstarted() {
     let m = crate::engine::message::Message::new(1, "b".into(), [0; 16], None, None, 0, 5);
     assert!(super::unstarted(&m));
 }
+
+/// Deleted-name records touched many times between two drains (a host that drains after a run
+/// of calls) come out once each, in name order, as a put (the name is held) or a delete.
+#[test]
+fn deleted_names_touched_between_drains_come_out_once_each_in_order() {
+    let mut e = Engine::new(EngineConfig::default());
+    let names = ["q3", "q1", "q2"];
+    for name in names {
+        call(&mut e, "CreateQueue", json!({"QueueName": name}));
+    }
+    e.take_changes();
+    let url = |name: &str| format!("http://localhost:9324/000000000000/{name}");
+    for name in names {
+        call(&mut e, "DeleteQueue", json!({"QueueUrl": url(name)}));
+    }
+    // q2 again after the 60-second rule: its name record is touched a second time, and gone.
+    e.dispatch(
+        NOW + 61_000,
+        &CallContext::default(),
+        "CreateQueue",
+        json!({"QueueName": "q2"}),
+    )
+    .unwrap();
+    let changes = e.take_changes();
+    let held: Vec<&str> = changes
+        .put
+        .iter()
+        .map(|(k, _)| k.as_str())
+        .filter(|k| k.starts_with("x/"))
+        .collect();
+    let gone: Vec<&str> = changes
+        .del
+        .iter()
+        .map(String::as_str)
+        .filter(|k| k.starts_with("x/"))
+        .collect();
+    assert_eq!(held, ["x/q1", "x/q3"]);
+    assert_eq!(gone, ["x/q2"]);
+}
