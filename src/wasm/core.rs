@@ -144,12 +144,15 @@ impl WasqCore {
         if self.io.capacity() > IO_KEEP && size < IO_KEEP {
             self.io = Vec::new();
         }
-        self.io.clear();
-        self.io
-            .try_reserve(size)
-            .map_err(|_| range_error("no memory for the call's parameters"))?;
-        // Initialised, so that the slice `dispatch_io` reads is plain bytes whatever JS wrote.
-        self.io.resize(size, 0);
+        // Every byte up to the length is initialised, so the slice `dispatch_io` reads is plain
+        // bytes whatever JS wrote. Only growth is zeroed: the last answer's bytes may stay, and
+        // zeroing the whole room on every call was a memset per call for nothing.
+        if let Some(more) = size.checked_sub(self.io.len()).filter(|&n| n > 0) {
+            self.io
+                .try_reserve(more)
+                .map_err(|_| range_error("no memory for the call's parameters"))?;
+            self.io.resize(size, 0);
+        }
         Ok(self.io.as_mut_ptr() as usize)
     }
 
