@@ -30,6 +30,7 @@ pub mod service;
 pub mod validate;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
+mod words;
 
 pub use changes::Changes;
 pub use context::CallContext;

@@ -58,16 +58,17 @@ fn printable_ascii(bytes: &[u8]) -> bool {
     let outside = |w: u64| (w.wrapping_sub(SPACES) | w) & TOP_BITS != 0;
     let mut words = bytes.chunks_exact(8);
     for chunk in &mut words {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(chunk);
-        if outside(u64::from_le_bytes(w)) {
-            return false;
+        match crate::words::le_word(chunk) {
+            Some(w) if !outside(w) => {}
+            _ => return false,
         }
     }
-    // The last partial word, padded with spaces.
-    let rest = words.remainder();
+    // The last partial word, padded with spaces (byte by byte: a copy of its variable length
+    // would be a `memory.copy` call in the wasm, see `words.rs`).
     let mut w = [b' '; 8];
-    w[..rest.len()].copy_from_slice(rest);
+    for (d, b) in w.iter_mut().zip(words.remainder()) {
+        *d = *b;
+    }
     !outside(u64::from_le_bytes(w))
 }
 

@@ -51,9 +51,10 @@ impl IdKeys {
     /// of its 128-bit output).
     fn handle_mac(&self, bytes: &[u8; RAW_LEN]) -> u64 {
         let word = |at: usize| {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(&bytes[at..at + 8]);
-            u64::from_le_bytes(w)
+            bytes
+                .get(at..at + 8)
+                .and_then(crate::words::le_word)
+                .unwrap_or_default()
         };
         // The same hash as one write of all 21 bytes (the hasher is a stream); whole words take
         // its short-write path, cheaper than the general `write`'s buffering for so few bytes.

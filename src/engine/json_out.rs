@@ -141,10 +141,9 @@ pub(crate) fn word_needs_escape(w: u64) -> bool {
 pub(crate) fn clean_prefix(bytes: &[u8]) -> usize {
     let mut clean = 0;
     for chunk in bytes.chunks_exact(8) {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(chunk);
-        if word_needs_escape(u64::from_le_bytes(w)) {
-            break;
+        match crate::words::le_word(chunk) {
+            Some(w) if !word_needs_escape(w) => {}
+            _ => break,
         }
         clean += 8;
     }
