@@ -150,7 +150,12 @@ fn peek_shows_states_and_deadlines() {
     assert_eq!(mf["receiptHandle"], flying["ReceiptHandle"]);
     // Removed messages stay visible for a short tail.
     h.delete(&url, &handle(&flying));
-    assert_eq!(h.peek_state(&url, "deleted").len(), 1);
+    let gone = h.peek_state(&url, "deleted");
+    assert_eq!(gone.len(), 1);
+    // The tail keeps what the message was (the engine moves the body there on delete).
+    assert_eq!(gone[0]["messageId"], f["MessageId"]);
+    assert_eq!(gone[0]["body"], "flying");
+    assert_eq!(gone[0]["receiveCount"], 1);
 }
 
 #[test]

@@ -132,7 +132,8 @@ pub(crate) struct Receipt {
 /// receive, record and event formats an id, and `format!` made this a sixth of the whole
 /// send → receive → delete cycle.
 pub(crate) fn format_uuid(v: u128) -> String {
-    uuid_text(v).to_string()
+    // Not `to_string()`: that runs the formatter (`Display`), a call chain for a plain copy.
+    uuid_text(v).as_str().to_owned()
 }
 
 /// The text of `format_uuid` without allocating: records and responses hold it inline.

@@ -31,9 +31,9 @@ impl Engine {
             .iter()
             .map(|r| {
                 let mut m = Map::new();
-                m.insert("messageId".into(), json!(r.message_id));
+                m.insert("messageId".into(), json!(r.message_id.as_str()));
                 m.insert("state".into(), json!(r.how));
-                m.insert("body".into(), json!(r.body));
+                m.insert("body".into(), json!(&*r.body));
                 if let Some(g) = &r.group_id {
                     m.insert("groupId".into(), json!(g));
                 }

@@ -13,7 +13,7 @@
 //!   visible, keyed by the head's sequence. A receive never looks at a locked group.
 
 use super::attributes::QueueAttributes;
-use super::ids::{format_uuid, IdKeys};
+use super::ids::{format_uuid, uuid_text, IdKeys, UuidText};
 use super::journal::Journal;
 use super::message::{Message, MessageState};
 use crate::events::EventKind;
@@ -31,8 +31,8 @@ pub(crate) const REMOVED_TAIL: usize = 50;
 /// A message that recently left the queue, for `peek`.
 #[derive(Debug, Clone)]
 pub(crate) struct Removed {
-    pub(crate) message_id: String,
-    pub(crate) body: String,
+    pub(crate) message_id: UuidText,
+    pub(crate) body: Box<str>,
     pub(crate) group_id: Option<String>,
     pub(crate) sequence: u64,
     pub(crate) receive_count: u32,
@@ -225,7 +225,7 @@ impl Queue {
     }
 
     fn expire(&mut self, seq: u64, at: u64, j: &mut Journal) {
-        self.remove(seq, at, Removal::Expired, j);
+        self.discard(seq, at, Removal::Expired, j);
     }
 
     fn timer_fired(&mut self, seq: u64, at: u64, j: &mut Journal) {
@@ -496,7 +496,8 @@ impl Queue {
             .collect()
     }
 
-    /// Remove a message from every index, remembering it in the removed tail.
+    /// Remove a message from every index, remembering it in the removed tail, and give it back
+    /// to be put elsewhere (a dead-letter queue, a move task's destination, another engine).
     pub(crate) fn remove(
         &mut self,
         seq: u64,
@@ -504,6 +505,29 @@ impl Queue {
         how: Removal,
         j: &mut Journal,
     ) -> Option<Message> {
+        let msg = self.unindex(seq, j)?;
+        if j.observe && how != Removal::QueueDeleted {
+            self.remember(&msg, msg.body.clone(), now, how, j);
+        }
+        Some(msg)
+    }
+
+    /// Remove a message for good (deleted, expired, purged, or its queue deleted). As `remove`,
+    /// but the removed tail takes the body itself rather than a copy: a JS engine observes by
+    /// default, and the copy was an allocation on every delete.
+    pub(crate) fn discard(&mut self, seq: u64, now: u64, how: Removal, j: &mut Journal) -> bool {
+        let Some(mut msg) = self.unindex(seq, j) else {
+            return false;
+        };
+        if j.observe {
+            let body = std::mem::take(&mut msg.body);
+            self.remember(&msg, body, now, how, j);
+        }
+        true
+    }
+
+    /// Take a message out of the store and every index.
+    fn unindex(&mut self, seq: u64, j: &mut Journal) -> Option<Message> {
         let msg = self.messages.remove(&seq)?;
         match msg.state {
             MessageState::Delayed => {
@@ -528,40 +552,39 @@ impl Queue {
             self.refresh_group(msg.group);
         }
         j.message(self.uid, seq);
-        if j.observe && how != Removal::QueueDeleted {
-            let id = format_uuid(msg.id(&self.keys));
-            // Dead-letter and move-task removals are reported by the engine, which knows where
-            // the message went.
-            let kind = match how {
-                Removal::Deleted => Some(EventKind::Deleted {
-                    message_id: id.clone(),
-                }),
-                Removal::Expired => Some(EventKind::Expired {
-                    message_id: id.clone(),
-                }),
-                Removal::Purged => Some(EventKind::Purged {
-                    message_id: id.clone(),
-                }),
-                _ => None,
-            };
-            if let Some(kind) = kind {
-                let name = self.name.clone();
-                j.event(now, &name, || kind);
-            }
-            self.removed.push_back(Removed {
-                message_id: id,
-                body: msg.body.to_string(),
-                group_id: msg.group_id().map(str::to_string),
-                sequence: msg.seq,
-                receive_count: msg.receive_count,
-                how: how.label(),
-                at: now,
-            });
-            if self.removed.len() > REMOVED_TAIL {
-                self.removed.pop_front();
-            }
-        }
         Some(msg)
+    }
+
+    /// Report a message's removal and keep it in the removed tail for `peek`.
+    fn remember(&mut self, msg: &Message, body: Box<str>, now: u64, how: Removal, j: &mut Journal) {
+        if how == Removal::QueueDeleted {
+            return;
+        }
+        let id = uuid_text(msg.id(&self.keys));
+        // Dead-letter and move-task removals are reported by the engine, which knows where the
+        // message went.
+        if matches!(how, Removal::Deleted | Removal::Expired | Removal::Purged) {
+            j.event(now, &self.name, || {
+                let message_id = id.as_str().to_owned();
+                match how {
+                    Removal::Deleted => EventKind::Deleted { message_id },
+                    Removal::Expired => EventKind::Expired { message_id },
+                    _ => EventKind::Purged { message_id },
+                }
+            });
+        }
+        self.removed.push_back(Removed {
+            message_id: id,
+            body,
+            group_id: msg.group_id().map(str::to_string),
+            sequence: msg.seq,
+            receive_count: msg.receive_count,
+            how: how.label(),
+            at: now,
+        });
+        if self.removed.len() > REMOVED_TAIL {
+            self.removed.pop_front();
+        }
     }
 
     /// Deduplication key for a FIFO message under the queue's creation-time scope.

@@ -139,7 +139,7 @@ impl Engine {
             return Err(SqsError::QueueDoesNotExist);
         };
         for seq in q.seqs_in_order() {
-            q.remove(seq, now, Removal::QueueDeleted, &mut self.journal);
+            q.discard(seq, now, Removal::QueueDeleted, &mut self.journal);
         }
         for n in q.clear_dedup() {
             self.journal.touch(RecordKey::Dedup(uid, n));
@@ -400,7 +400,7 @@ impl Engine {
         }
         q.last_purge = Some(now);
         for seq in q.seqs_in_order() {
-            q.remove(seq, now, Removal::Purged, &mut self.journal);
+            q.discard(seq, now, Removal::Purged, &mut self.journal);
         }
         // Purging clears the FIFO deduplication history (spec §4.7).
         for n in q.clear_dedup() {

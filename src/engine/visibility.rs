@@ -47,7 +47,7 @@ impl Engine {
         }
         // Standard queues accept any handle the message was given, even an expired or older one
         // (spec §7.3: "the request will succeed"); the message is deleted.
-        q.remove(r.seq, now, Removal::Deleted, &mut self.journal);
+        q.discard(r.seq, now, Removal::Deleted, &mut self.journal);
         Ok(())
     }
 
