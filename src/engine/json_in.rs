@@ -42,10 +42,13 @@ impl Seen {
 }
 
 impl<'a> Reader<'a> {
+    // Inlined: at the wasm's opt-level z these stayed calls, one or more per byte read.
+    #[inline(always)]
     fn byte(&self) -> Option<u8> {
         self.text.as_bytes().get(self.i).copied()
     }
 
+    #[inline(always)]
     fn peek(&mut self) -> Option<u8> {
         while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.byte() {
             self.i += 1;
@@ -53,6 +56,7 @@ impl<'a> Reader<'a> {
         self.byte()
     }
 
+    #[inline(always)]
     fn eat(&mut self, c: u8) -> bool {
         let hit = self.peek() == Some(c);
         if hit {
