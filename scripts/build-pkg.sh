@@ -76,37 +76,47 @@ done
 # TypeScript resolves `require` types from a .d.cts next to the .d.ts.
 cp "$OUT/index.d.ts" "$OUT/index.d.cts"
 
-# Size budget: the wasm plus the JavaScript one runtime loads (the Node ESM entry's module graph,
-# the largest of the entries), each gzipped.
+# Size budget: the wasm plus the JavaScript one runtime loads (the largest of the entries), each
+# file gzipped on its own. An entry's JS is its module graph: the bundle and any shared chunk it
+# imports.
 node --input-type=module - "$OUT" "$LIMIT_BYTES" "$TARGET_BYTES" <<'JS'
 import { gzipSync } from "node:zlib";
 import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 const [out, limit, target] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4])];
 const gz = (file) => gzipSync(readFileSync(file), { level: 9 }).length;
-// Follow relative static imports from an entry to collect the JS it loads.
+// Follow relative imports from an entry to collect the JS it loads: static ones, and dynamic
+// ones too (none today; counted as loading, the worst case). A file that is not there throws.
 function graph(entry, seen = new Set()) {
   const file = resolve(entry);
   if (seen.has(file)) return seen;
   seen.add(file);
   const text = readFileSync(file, "utf8");
   // Minified sources have no space after the keyword: `import{a}from"./b.js"`, `import"./c.js"`.
-  for (const m of text.matchAll(/\b(?:import|export)\b(?:[^"';]*?\bfrom)?\s*["'](\.[^"']+)["']/g)) {
-    if (m[1].endsWith(".js")) graph(join(dirname(file), m[1]), seen);
+  const imports = /\b(?:import|export)\b(?:[^"';]*?\bfrom)?\s*["'](\.[^"']+)["']|\bimport\(\s*["'](\.[^"']+)["']\s*\)/g;
+  for (const m of text.matchAll(imports)) {
+    const spec = m[1] ?? m[2];
+    if (spec.endsWith(".js")) graph(join(dirname(file), spec), seen);
   }
   return seen;
 }
 const wasm = gz(join(out, "wasq_bg.wasm"));
 const kb = (n) => (n / 1024).toFixed(1) + " KB";
+const graphJs = (entry) => [...graph(join(out, entry))].reduce((sum, f) => sum + gz(f), 0);
 let worst = 0;
 for (const entry of ["entry/node.js", "entry/browser.js", "entry/workerd.js"]) {
-  const js = [...graph(join(out, entry))].reduce((sum, f) => sum + gz(f), 0);
+  const js = graphJs(entry);
   worst = Math.max(worst, js);
   console.log(`pkg size: ${entry}: wasm ${kb(wasm)} + JS ${kb(js)} = ${kb(wasm + js)} gzipped`);
 }
+// The CommonJS entry is one self-contained bundle (it `require`s only Node's own modules).
 const cjs = gz(join(out, "entry/node.cjs"));
 console.log(`pkg size: entry/node.cjs: wasm ${kb(wasm)} + JS ${kb(cjs)} = ${kb(wasm + cjs)} gzipped`);
 worst = Math.max(worst, cjs);
+// Not in the budget (an optional layer over the workerd entry, which it loads too): shown so
+// that its growth is seen.
+const worker = graphJs("worker/index.js");
+console.log(`pkg size: worker/index.js (wasq/worker, not in the budget): wasm ${kb(wasm)} + JS ${kb(worker)} = ${kb(wasm + worker)} gzipped`);
 console.log(
   `pkg size: largest ${kb(wasm + worst)}; target ${kb(target)}: ${wasm + worst <= target ? "met" : "NOT MET"}`,
 );
