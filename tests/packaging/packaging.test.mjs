@@ -36,11 +36,18 @@ after(() => rmSync(work, { recursive: true, force: true }));
 
 test("the tarball holds the entries, the wasm and the types, and nothing from the build", () => {
   const files = execFileSync("tar", ["-tzf", tarball], { encoding: "utf8" }).trim().split("\n").map((f) => f.replace(/^package\//, ""));
-  for (const f of ["package.json", "README.md", "index.d.ts", "index.d.cts", "wasq_bg.wasm", "wasq.js",
-    "entry/node.js", "entry/node.cjs", "entry/browser.js", "entry/workerd.js", "src/engine.js"]) {
+  for (const f of ["package.json", "README.md", "index.d.ts", "index.d.cts", "wasq_bg.wasm",
+    "entry/node.js", "entry/node.cjs", "entry/browser.js", "entry/workerd.js", "chunks/workerd.js",
+    "worker/index.js", "bin/wasq.mjs"]) {
     assert.ok(files.includes(f), `missing ${f}`);
   }
+  // Each runtime's JS is bundled: the template's modules (src/, worker/'s other files, the raw
+  // wasm-bindgen glue) are not shipped, so nothing can load a second copy of one of them.
   assert.ok(!files.some((f) => f.startsWith("entry-src/")), "build-only sources are not shipped");
+  assert.ok(!files.some((f) => f.startsWith("src/")), "src/ is bundled, not shipped");
+  assert.ok(!files.includes("wasq.js"), "the glue is bundled, not shipped");
+  assert.ok(!files.some((f) => f.startsWith("internal/")), "the tests' internal bundle is not shipped");
+  assert.deepEqual(files.filter((f) => f.startsWith("worker/")), ["worker/index.js"]);
   const pkg = JSON.parse(readFileSync(join(repo, "pkg", "package.json"), "utf8"));
   const conditions = Object.keys(pkg.exports["."]);
   assert.ok(conditions.indexOf("workerd") < conditions.indexOf("browser"), "workerd must come before browser");
