@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 # (see BENCHMARKS.md, "Package size"), so the build enforces a ceiling instead: the size as last
 # measured plus a little, lowered as the wasm shrinks, so that no change makes it grow unnoticed.
 readonly TARGET_BYTES=$((150 * 1024))
-readonly LIMIT_BYTES=$((${WASQ_PKG_LIMIT_KB:-213} * 1024))
+# KB, fractions allowed: 207.0 KB measured after bundling (BENCHMARKS.md, sixth session).
+readonly LIMIT_KB=${WASQ_PKG_LIMIT_KB:-207.5}
 readonly OUT=pkg
 readonly BINDGEN_OUT=target/wasq-bindgen
 
@@ -113,11 +114,15 @@ cp "$OUT/index.d.ts" "$OUT/index.d.cts"
 # Size budget: the wasm plus the JavaScript one runtime loads (the largest of the entries), each
 # file gzipped on its own. An entry's JS is its module graph: the bundle and any shared chunk it
 # imports.
-node --input-type=module - "$OUT" "$LIMIT_BYTES" "$TARGET_BYTES" <<'JS'
+node --input-type=module - "$OUT" "$LIMIT_KB" "$TARGET_BYTES" <<'JS'
 import { gzipSync } from "node:zlib";
 import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-const [out, limit, target] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4])];
+const [out, limit, target] = [process.argv[2], Math.round(Number(process.argv[3]) * 1024), Number(process.argv[4])];
+if (!(limit > 0)) {
+  console.error(`pkg size: WASQ_PKG_LIMIT_KB=${process.argv[3]} is not a size in KB`);
+  process.exit(1);
+}
 const gz = (file) => gzipSync(readFileSync(file), { level: 9 }).length;
 // Follow relative imports from an entry to collect the JS it loads: static ones, and dynamic
 // ones too (none today; counted as loading, the worst case). A file that is not there throws.
