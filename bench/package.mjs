@@ -21,6 +21,7 @@
 // anything else has grown the wasm heap, because linear memory never shrinks.
 
 import { performance } from "node:perf_hooks";
+import { existsSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { resolve } from "node:path";
 
@@ -41,15 +42,26 @@ const emit = (o) => console.log(JSON.stringify({ side: "wasm", ...o }));
 const gc = () => globalThis.gc?.();
 
 // --- instantiate: reading, compiling and instantiating the wasm and loading the package's JS.
+// The entry bundles its own wasm-bindgen glue and does not expose the instance, so the instance
+// (whose memory the memory figure reads) is taken as the entry makes it.
+let instance = null;
+const { Instance } = WebAssembly;
+WebAssembly.Instance = new Proxy(Instance, {
+  construct: (target, args, newTarget) => (instance = Reflect.construct(target, args, newTarget)),
+});
 const t0 = performance.now();
 const wasq = await import(pathToFileURL(resolve(pkgDir, "entry/node.js")).href);
 await wasq.init();
 const instantiateMs = performance.now() - t0;
-const glue = await import(pathToFileURL(resolve(pkgDir, "wasq.js")).href);
-const exports = glue.initSync(); // already initialised by the entry: returns its exports
-const { WasqCore } = glue;
+WebAssembly.Instance = Instance;
+if (instance === null) throw new Error("the entry made no WebAssembly.Instance");
+// The core layer's WasqCore: in a bundled package from its unshipped internal/node.js (a bundle
+// of its own, on a wasm instance of its own); in an older, unbundled one from the glue (wasq.js)
+// that the entry imported and initialised.
+const internal = resolve(pkgDir, "internal/node.js");
+const { WasqCore } = await import(pathToFileURL(existsSync(internal) ? internal : resolve(pkgDir, "wasq.js")).href);
 const { Engine, ManualClock, SystemClock, MemoryStorage, createRequestHandler } = wasq;
-const wasmBytes = () => exports.memory.buffer.byteLength;
+const wasmBytes = () => instance.exports.memory.buffer.byteLength;
 
 function urlOf(out) {
   return out.QueueUrl;

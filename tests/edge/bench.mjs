@@ -10,7 +10,7 @@
 // Each case runs ROUNDS times (default 3) after a warm-up; the median is reported with every
 // round and the load average, since other work shares the machine's cores.
 import { loadavg, tmpdir } from "node:os";
-import { cpSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SignatureV4 } from "@smithy/signature-v4";
@@ -64,15 +64,20 @@ function workerdCpuSeconds() {
 
 // Objects take the Worker's admitted form (`/parsed`); a package from before that (WASQ_PKG_DIR,
 // to measure an older build in the same run) takes the HTTP request (`/http`).
-const PARSED_OBJECTS = readFileSync(join(PKG, "worker/host.js"), "utf8").includes('"/parsed"');
+// The object code is worker/host.js in an unbundled package, inside worker/index.js in a bundled one.
+const objectCode = ["worker/host.js", "worker/index.js"].find((f) => existsSync(join(PKG, f)));
+const PARSED_OBJECTS = readFileSync(join(PKG, objectCode), "utf8").includes('"/parsed"');
 let scratch = null;
 
 /** What the Worker sends an object for this request: `admitHttp`'s form, read here, not measured. */
 async function admitted(req) {
   if (!PARSED_OBJECTS) return undefined;
   if (scratch === null) {
-    await import(new URL("entry/node.js", `file://${PKG}/`).href);
-    const { WasqCore } = await import(new URL("wasq.js", `file://${PKG}/`).href);
+    // WasqCore: from the unshipped internal/node.js of a bundled package, else (an older,
+    // unbundled one) from its wasm-bindgen glue, which its Node entry initialises.
+    const bundled = existsSync(join(PKG, "internal/node.js"));
+    if (!bundled) await import(new URL("entry/node.js", `file://${PKG}/`).href);
+    const { WasqCore } = await import(new URL(bundled ? "internal/node.js" : "wasq.js", `file://${PKG}/`).href);
     scratch = new WasqCore({ seed: 1 }, undefined);
   }
   const { response, ...parsed } = scratch.admitHttp(Date.now(), { method: "POST", path: req.path, query: "", headers: req.headers, body: new TextEncoder().encode(req.body) }, undefined);

@@ -6,8 +6,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { PKG } from "./harness.mjs";
 
-await import(new URL("entry/node.js", `file://${PKG}/`).href);
-const { WasqCore } = await import(new URL("wasq.js", `file://${PKG}/`).href);
+// WasqCore is not a package export: the unshipped internal/node.js bundle exports it (build-pkg.sh).
+const { WasqCore } = await import(new URL("internal/node.js", `file://${PKG}/`).href);
 
 const HOST = "edge.test:8787";
 const URL_ = `http://${HOST}/000000000000/split`;

@@ -36,11 +36,18 @@ after(() => rmSync(work, { recursive: true, force: true }));
 
 test("the tarball holds the entries, the wasm and the types, and nothing from the build", () => {
   const files = execFileSync("tar", ["-tzf", tarball], { encoding: "utf8" }).trim().split("\n").map((f) => f.replace(/^package\//, ""));
-  for (const f of ["package.json", "README.md", "index.d.ts", "index.d.cts", "wasq_bg.wasm", "wasq.js",
-    "entry/node.js", "entry/node.cjs", "entry/browser.js", "entry/workerd.js", "src/engine.js"]) {
+  for (const f of ["package.json", "README.md", "index.d.ts", "index.d.cts", "wasq_bg.wasm",
+    "entry/node.js", "entry/node.cjs", "entry/browser.js", "entry/workerd.js", "chunks/workerd.js",
+    "worker/index.js", "bin/wasq.mjs"]) {
     assert.ok(files.includes(f), `missing ${f}`);
   }
+  // Each runtime's JS is bundled: the template's modules (src/, worker/'s other files, the raw
+  // wasm-bindgen glue) are not shipped, so nothing can load a second copy of one of them.
   assert.ok(!files.some((f) => f.startsWith("entry-src/")), "build-only sources are not shipped");
+  assert.ok(!files.some((f) => f.startsWith("src/")), "src/ is bundled, not shipped");
+  assert.ok(!files.includes("wasq.js"), "the glue is bundled, not shipped");
+  assert.ok(!files.some((f) => f.startsWith("internal/")), "the tests' internal bundle is not shipped");
+  assert.deepEqual(files.filter((f) => f.startsWith("worker/")), ["worker/index.js"]);
   const pkg = JSON.parse(readFileSync(join(repo, "pkg", "package.json"), "utf8"));
   const conditions = Object.keys(pkg.exports["."]);
   assert.ok(conditions.indexOf("workerd") < conditions.indexOf("browser"), "workerd must come before browser");
@@ -181,6 +188,51 @@ test("workerd consumer (miniflare): a Durable Object serving SQS, state kept acr
     const again = await call(mf, "ReceiveMessage", { QueueUrl, AttributeNames: ["ApproximateReceiveCount"] });
     assert.equal(again.body.Messages?.[0]?.Body, "durable", "restored from Durable Object storage after a restart");
     assert.equal(again.body.Messages[0].Attributes.ApproximateReceiveCount, "2");
+  } finally {
+    await mf.dispose();
+  }
+});
+
+test("workerd consumer of both `wasq` and `wasq/worker`: one copy of the engine and the wasm", async () => {
+  const dir = project("workerd-both");
+  copyFileSync(join(fixtures, "worker-both.js"), join(dir, "worker.js"));
+  const { build } = await import("esbuild");
+  const out = join(dir, "dist");
+  await build({
+    absWorkingDir: dir, entryPoints: ["worker.js"], bundle: true, format: "esm", platform: "neutral",
+    conditions: ["workerd", "worker", "browser"], loader: { ".wasm": "copy" }, outdir: out, logLevel: "warning",
+  });
+  const bundled = readFileSync(join(out, "worker.js"), "utf8");
+  const count = (text) => bundled.split(text).length - 1;
+  assert.equal(count('Symbol("wasq.dispatch")'), 1, "one copy of the Engine's private symbols");
+  assert.equal(count("wasq is not initialised"), 1, "one copy of bindings.js");
+  assert.equal(bundled.match(/\bimport\s*[\w$]+\s*from\s*"[^"]*\.wasm"/g)?.length, 1, "one import of the wasm");
+  const { Miniflare } = await import("miniflare");
+  const mf = new Miniflare({
+    modules: true,
+    scriptPath: join(out, "worker.js"),
+    modulesRoot: out,
+    modulesRules: [{ type: "ESModule", include: ["**/*.js"] }, { type: "CompiledWasm", include: ["**/*.wasm"] }],
+    compatibilityDate: "2026-04-01",
+    durableObjects: {
+      WASQ_QUEUE: { className: "WasqQueue", useSQLite: true },
+      WASQ_DIRECTORY: { className: "WasqDirectory", useSQLite: true },
+    },
+    bindings: { WASQ_AUTH: "off" },
+  });
+  try {
+    const same = await mf.dispatchFetch("http://sqs.local/same-engine");
+    assert.deepEqual(await same.json(), { same: true }, "the queue object's engine is an instance of wasq's Engine");
+    const own = await mf.dispatchFetch("http://sqs.local/own-engine");
+    assert.match((await own.json()).url, /\/own$/);
+    const created = await mf.dispatchFetch("http://sqs.local/", {
+      method: "POST",
+      headers: { "content-type": "application/x-amz-json-1.0", "x-amz-target": "AmazonSQS.CreateQueue" },
+      body: JSON.stringify({ QueueName: "through-the-worker" }),
+    });
+    const body = await created.json();
+    assert.equal(created.status, 200, JSON.stringify(body));
+    assert.match(body.QueueUrl, /\/through-the-worker$/);
   } finally {
     await mf.dispose();
   }

@@ -3,10 +3,10 @@
 // and events collected only while someone listens.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { wasq, pkgDir, START } from "./load.js";
+import { START } from "./load.js";
+import { internal } from "./internal.js";
 
-const { Engine, ManualClock, MemoryStorage } = wasq;
-const { WasqCore } = await import(new URL("wasq.js", `file://${pkgDir}`));
+const { Engine, ManualClock, MemoryStorage, WasqCore, COMMIT_PACKED, packRecords } = internal;
 
 /** Counts the core's takeEvents calls and records every setEventFeed, for the test's duration. */
 function spyOnCore(t) {
@@ -201,8 +201,7 @@ test("MemoryStorage keeps the engine's records apart from what loadAll hands out
   b.close();
 });
 
-test("a malformed batch buffer is refused before anything is applied", async () => {
-  const { COMMIT_PACKED } = await import(new URL("src/storage/batch.js", `file://${pkgDir}`));
+test("a malformed batch buffer is refused before anything is applied", () => {
   const storage = new MemoryStorage();
   const engine = new Engine({ clock: new ManualClock(START), storage, seed: 3 });
   engine.createQueue({ QueueName: "q" });
@@ -224,8 +223,7 @@ test("a malformed batch buffer is refused before anything is applied", async () 
   assert.equal(storage.size, JSON.parse(before).length, "x was put, then deleted");
 });
 
-test("packRecords writes keys as TextEncoder does, into a buffer of exactly the size it asks for", async () => {
-  const { packRecords } = await import(new URL("src/storage/batch.js", `file://${pkgDir}`));
+test("packRecords writes keys as TextEncoder does, into a buffer of exactly the size it asks for", () => {
   const keys = ["ascii/1", "é", "ü-€", "😀x", "a\ud800", "\udc00b", "\ud83d", "x😀\ud83d\ude00"];
   const entries = keys.map((key, i) => [key, new Uint8Array([i, 255])]);
   const reference = [];

@@ -4,11 +4,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { wasq, pkgDir, START } from "./load.js";
+import { START } from "./load.js";
+import { internal } from "./internal.js";
 
-const { Engine, ManualClock } = wasq;
-const { WasqCore } = await import(new URL("wasq.js", `file://${pkgDir}`));
-const { dispatchText } = await import(new URL("src/io.js", `file://${pkgDir}`));
+const { Engine, ManualClock, WasqCore, dispatchText } = internal;
 
 const MAX_BODY = 1_048_576;
 

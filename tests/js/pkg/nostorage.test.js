@@ -2,10 +2,10 @@
 // nothing, and its core (`persist: false`) does not even encode changes for a commit nobody makes.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { wasq, pkgDir, START } from "./load.js";
+import { START } from "./load.js";
+import { internal } from "./internal.js";
 
-const { Engine, ManualClock, MemoryStorage } = wasq;
-const { WasqCore } = await import(new URL("wasq.js", `file://${pkgDir}`));
+const { Engine, ManualClock, MemoryStorage, WasqCore } = internal;
 
 /** Records every core the engines of this test construct, and counts takeChanges calls. */
 function spyOnCores(t) {

@@ -7,10 +7,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { SQSClient, CreateQueueCommand, SendMessageCommand, ReceiveMessageCommand } from "@aws-sdk/client-sqs";
-import { wasq, pkgDir, START } from "./load.js";
+import { START } from "./load.js";
+import { internal } from "./internal.js";
 
-const { Engine, ManualClock, createRequestHandler } = wasq;
-const { WasqCore } = await import(new URL("wasq.js", `file://${pkgDir}`));
+const { Engine, ManualClock, createRequestHandler, WasqCore } = internal;
 
 const NUL = "\0";
 const encoder = new TextEncoder();

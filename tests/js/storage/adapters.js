@@ -6,5 +6,3 @@ export {
   IndexedDbStorage,
   DurableObjectStorage,
 } from "../../../pkg/entry/node.js";
-// Not a package export: the format version the file adapter writes, for the refusal test.
-export { FILE_FORMAT_VERSION } from "../../../pkg/src/storage/file.js";

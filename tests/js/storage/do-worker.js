@@ -1,6 +1,7 @@
 // Fixture Worker for durable-object.test.js: a Durable Object that exposes its
-// DurableObjectStorage adapter over fetch (JSON in, JSON out; values as arrays of bytes).
-import { DurableObjectStorage } from "../../../pkg/src/storage/durable-object.js";
+// DurableObjectStorage adapter over fetch (JSON in, JSON out; values as arrays of bytes). It
+// imports what a Worker's `import ... from "wasq"` resolves to (the workerd entry).
+import { DurableObjectStorage } from "../../../pkg/entry/workerd.js";
 
 export class Store {
   constructor(ctx) {

@@ -16,7 +16,8 @@ function start(persistDir) {
   return new Miniflare({
     modules: true,
     modulesRoot: repo,
-    modulesRules: [{ type: "ESModule", include: ["**/*.js"] }],
+    // The workerd entry imports the wasm as a compiled module, as Workers do.
+    modulesRules: [{ type: "ESModule", include: ["**/*.js"] }, { type: "CompiledWasm", include: ["**/*.wasm"] }],
     scriptPath: path.join(here, "do-worker.js"),
     compatibilityDate: "2026-04-01",
     durableObjects: { STORE: { className: "Store", useSQLite: true } },
