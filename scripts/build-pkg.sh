@@ -10,8 +10,8 @@ cd "$(dirname "$0")/.."
 # (see BENCHMARKS.md, "Package size"), so the build enforces a ceiling instead: the size as last
 # measured plus a little, lowered as the wasm shrinks, so that no change makes it grow unnoticed.
 readonly TARGET_BYTES=$((150 * 1024))
-# KB, fractions allowed: 207.0 KB measured after bundling (BENCHMARKS.md, sixth session).
-readonly LIMIT_KB=${WASQ_PKG_LIMIT_KB:-207.5}
+# KB, fractions allowed: 206.8 KB measured at the end of the sixth session (BENCHMARKS.md).
+readonly LIMIT_KB=${WASQ_PKG_LIMIT_KB:-207.3}
 readonly OUT=pkg
 readonly BINDGEN_OUT=target/wasq-bindgen
 
