@@ -13,9 +13,15 @@ pub(crate) fn le_word(chunk: &[u8]) -> Option<u64> {
         .map(|w| u64::from_le_bytes(*w))
 }
 
+/// The little-endian word at byte `at` of `bytes`, if eight bytes are there.
+#[inline(always)]
+pub(crate) fn word_at(bytes: &[u8], at: usize) -> Option<u64> {
+    le_word(bytes.get(at..at.checked_add(8)?)?)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::le_word;
+    use super::{le_word, word_at};
 
     #[test]
     fn reads_exactly_eight_bytes_little_endian() {
@@ -25,5 +31,8 @@ mod tests {
         );
         assert_eq!(le_word(b"abcdefg"), None);
         assert_eq!(le_word(b"abcdefghi"), None);
+        assert_eq!(word_at(b"x\x01\0\0\0\0\0\0\0", 1), Some(1));
+        assert_eq!(word_at(b"x\x01\0\0\0\0\0\0", 1), None);
+        assert_eq!(word_at(b"", usize::MAX), None);
     }
 }

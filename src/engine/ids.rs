@@ -50,12 +50,7 @@ impl IdKeys {
     /// The MAC of a handle's first 21 bytes: SipHash-1-3 (`SipHasher13::finish`, the second half
     /// of its 128-bit output).
     fn handle_mac(&self, bytes: &[u8; RAW_LEN]) -> u64 {
-        let word = |at: usize| {
-            bytes
-                .get(at..at + 8)
-                .and_then(crate::words::le_word)
-                .unwrap_or_default()
-        };
+        let word = |at: usize| crate::words::word_at(bytes, at).unwrap_or_default();
         // The same hash as one write of all 21 bytes (the hasher is a stream); whole words take
         // its short-write path, cheaper than the general `write`'s buffering for so few bytes.
         let mut h = SipHasher13::new_with_keys(self.handles.0, self.handles.1);

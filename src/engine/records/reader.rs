@@ -13,6 +13,7 @@
 use super::super::ids::parse_uuid;
 use super::super::message::{Delivery, MessageExtra, MessageState};
 use crate::model::MessageAttributes;
+use crate::words::word_at;
 use std::borrow::Cow;
 
 /// A content record; `id` stays text until the message is built (see `restore`'s errors).
@@ -139,10 +140,13 @@ pub(super) fn uuid(s: &str) -> Option<u128> {
             return None;
         }
         // The 4-digit groups in pairs, so that every word is eight digits.
-        let hi = pair(hex8(word(b, 0)?)?, hex8(half(b, 9)? | half(b, 14)? << 32)?);
+        let hi = pair(
+            hex8(word_at(b, 0)?)?,
+            hex8(half(b, 9)? | half(b, 14)? << 32)?,
+        );
         let lo = pair(
             hex8(half(b, 19)? | half(b, 24)? << 32)?,
-            hex8(word(b, 28)?)?,
+            hex8(word_at(b, 28)?)?,
         );
         Some((u128::from(hi) << 64) | u128::from(lo))
     };
@@ -158,16 +162,12 @@ pub(super) fn md5(s: &str) -> Option<[u8; 16]> {
     }
     let mut out = [0u8; 16];
     for (i, o) in out.chunks_exact_mut(4).enumerate() {
-        o.copy_from_slice(&hex8(word(b, 8 * i)?)?.to_be_bytes());
+        o.copy_from_slice(&hex8(word_at(b, 8 * i)?)?.to_be_bytes());
     }
     Some(out)
 }
 
 /// The eight bytes at `at` as one word, the first the lowest.
-fn word(b: &[u8], at: usize) -> Option<u64> {
-    Some(u64::from_le_bytes(b.get(at..at + 8)?.try_into().ok()?))
-}
-
 /// The four bytes at `at` as the low half of a word.
 fn half(b: &[u8], at: usize) -> Option<u64> {
     Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?).into())
@@ -209,7 +209,7 @@ fn hex16(digits: &[u8]) -> Option<u64> {
     if digits.len() != 16 {
         return None;
     }
-    Some(pair(hex8(word(digits, 0)?)?, hex8(word(digits, 8)?)?))
+    Some(pair(hex8(word_at(digits, 0)?)?, hex8(word_at(digits, 8)?)?))
 }
 
 /// A record key's number: 16 lower-case hex digits, as `key_string` writes them. Anything else
