@@ -138,16 +138,22 @@ test("browser consumer in Chromium (playwright-core), resolved through the `brow
   }
 });
 
-test("workerd consumer (miniflare): a Durable Object serving SQS, state kept across restarts", async () => {
-  const dir = project("workerd");
-  copyFileSync(join(fixtures, "worker.js"), join(dir, "worker.js"));
+/** A consumer project holding `fixture` as its Worker, bundled into `dist/` as wrangler does it:
+ *  workerd conditions first, the .wasm imported as a compiled module. */
+async function bundleWorker(name, fixture) {
+  const dir = project(name);
+  copyFileSync(join(fixtures, fixture), join(dir, "worker.js"));
   const { build } = await import("esbuild");
   const out = join(dir, "dist");
-  // What wrangler does: workerd conditions first, .wasm imported as a compiled module.
   await build({
     absWorkingDir: dir, entryPoints: ["worker.js"], bundle: true, format: "esm", platform: "neutral",
     conditions: ["workerd", "worker", "browser"], loader: { ".wasm": "copy" }, outdir: out, logLevel: "warning",
   });
+  return out;
+}
+
+test("workerd consumer (miniflare): a Durable Object serving SQS, state kept across restarts", async () => {
+  const out = await bundleWorker("workerd", "worker.js");
   const { Miniflare } = await import("miniflare");
   const persist = join(work, "do-state");
   const start = () => new Miniflare({
@@ -194,14 +200,7 @@ test("workerd consumer (miniflare): a Durable Object serving SQS, state kept acr
 });
 
 test("workerd consumer of both `wasq` and `wasq/worker`: one copy of the engine and the wasm", async () => {
-  const dir = project("workerd-both");
-  copyFileSync(join(fixtures, "worker-both.js"), join(dir, "worker.js"));
-  const { build } = await import("esbuild");
-  const out = join(dir, "dist");
-  await build({
-    absWorkingDir: dir, entryPoints: ["worker.js"], bundle: true, format: "esm", platform: "neutral",
-    conditions: ["workerd", "worker", "browser"], loader: { ".wasm": "copy" }, outdir: out, logLevel: "warning",
-  });
+  const out = await bundleWorker("workerd-both", "worker-both.js");
   const bundled = readFileSync(join(out, "worker.js"), "utf8");
   const count = (text) => bundled.split(text).length - 1;
   assert.equal(count('Symbol("wasq.dispatch")'), 1, "one copy of the Engine's private symbols");
