@@ -26,16 +26,9 @@ pub type Md5Text = arrayvec::ArrayString<32>;
 
 /// `hex16` of a stored MD5, through one buffer rather than a push per digit.
 pub(crate) fn hex16(bytes: &[u8; 16]) -> Md5Text {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut out = [0u8; 32];
-    // Two stores a byte: a two-byte `copy_from_slice` stays a `memory.copy` call in the wasm
-    // (see `words.rs`), and was most of this function's time there.
-    for (i, b) in bytes.iter().enumerate() {
-        out[2 * i] = DIGITS[(b >> 4) as usize];
-        out[2 * i + 1] = DIGITS[(b & 0xf) as usize];
-    }
-    // Hex digits only, so this cannot fail.
-    Md5Text::from_byte_string(&out).unwrap_or_default()
+    crate::hex::write(bytes, &mut out);
+    crate::hex::ascii_text(&out)
 }
 
 /// Lower-case hex SHA-256 of `data`: the content-based deduplication id when given the body's

@@ -23,6 +23,7 @@ pub mod digest;
 pub mod engine;
 pub mod error;
 pub mod events;
+mod hex;
 mod maps;
 pub mod model;
 pub mod protocol;

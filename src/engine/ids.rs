@@ -75,7 +75,7 @@ impl IdKeys {
         // Cannot fail: the slice is exactly the encoded length of RAW_LEN bytes.
         let _ = base64::engine::general_purpose::URL_SAFE_NO_PAD
             .encode_slice(bytes, &mut text[HANDLE_PREFIX.len()..]);
-        ArrayString::from_byte_string(&text).unwrap_or_default()
+        crate::hex::ascii_text(&text)
     }
 
     /// Decode a receipt handle; `None` for anything this engine did not mint.
@@ -133,21 +133,13 @@ pub(crate) fn format_uuid(v: u128) -> String {
 
 /// The text of `format_uuid` without allocating: records and responses hold it inline.
 pub(crate) fn uuid_text(v: u128) -> UuidText {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let bytes = v.to_be_bytes();
     let mut out = [b'-'; 36];
-    let mut at = 0;
-    for (i, b) in v.to_be_bytes().into_iter().enumerate() {
-        if matches!(i, 4 | 6 | 8 | 10) {
-            at += 1;
-        }
-        if let Some(pair) = out.get_mut(at..at + 2) {
-            pair[0] = DIGITS[(b >> 4) as usize];
-            pair[1] = DIGITS[(b & 0xf) as usize];
-        }
-        at += 2;
+    // The 8-4-4-4-12 groups: (first byte, last byte + 1, first digit in the text).
+    for (from, to, at) in [(0, 4, 0), (4, 6, 9), (6, 8, 14), (8, 10, 19), (10, 16, 24)] {
+        crate::hex::write(&bytes[from..to], &mut out[at..]);
     }
-    // Hex digits and dashes only, so this cannot fail; the check runs once, here.
-    ArrayString::from_byte_string(&out).unwrap_or_default()
+    crate::hex::ascii_text(&out)
 }
 
 /// Parse a UUID string back into its bits (for records).

@@ -208,10 +208,8 @@ fn escape(out: &mut String, s: &str, clean: usize) {
             0x08 => out.push_str("\\b"),
             0x0c => out.push_str("\\f"),
             _ => {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
                 out.push_str("\\u00");
-                out.push(HEX[(b >> 4) as usize] as char);
-                out.push(HEX[(b & 0xf) as usize] as char);
+                out.push_str(crate::hex::ascii_text(&crate::hex::pair(b)).as_str());
             }
         }
         start = i + 1;

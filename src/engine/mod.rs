@@ -8,7 +8,7 @@
 
 mod api;
 mod attributes;
-mod ids;
+pub(crate) mod ids;
 mod import;
 mod journal;
 mod json_in;

@@ -185,13 +185,9 @@ fn push_key(out: &mut String, key: &RecordKey) {
 
 /// `/{:016x}`.
 fn push_hex16(out: &mut String, v: u64) {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut text = [b'/'; 17];
-    for (i, d) in text.iter_mut().skip(1).enumerate() {
-        *d = DIGITS[((v >> (60 - 4 * i)) & 0xf) as usize];
-    }
-    // Only ASCII was written.
-    out.push_str(std::str::from_utf8(&text).unwrap_or_default());
+    crate::hex::write(&v.to_be_bytes(), &mut text[1..]);
+    out.push_str(crate::hex::ascii_text(&text).as_str());
 }
 
 /// A message that is visible and was never received (a delayed one too, once its delay is over):

@@ -1,0 +1,81 @@
+//! Lower-case hex, two digits per table lookup, and the fixed-length ASCII texts built from it.
+//!
+//! Every message of a send → receive cycle has its id written twice and its MD5 twice, and every
+//! record key carries hex words. A digit at a time was two shifts, two lookups and two stores per
+//! byte; one 512-byte table of digit pairs makes it one load and one two-byte store.
+
+use arrayvec::ArrayString;
+
+/// `PAIRS[b]` is the two lower-case hex digits of `b`.
+const PAIRS: [[u8; 2]; 256] = {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut table = [[0u8; 2]; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = [DIGITS[b >> 4], DIGITS[b & 0xf]];
+        b += 1;
+    }
+    table
+};
+
+/// The two hex digits of one byte.
+#[inline(always)]
+pub(crate) fn pair(b: u8) -> [u8; 2] {
+    PAIRS[usize::from(b)]
+}
+
+/// Writes the hex of `bytes` into the start of `out` (which must hold twice as many bytes; any
+/// digit that does not fit is left out).
+#[inline(always)]
+pub(crate) fn write(bytes: &[u8], out: &mut [u8]) {
+    for (b, digits) in bytes.iter().zip(out.chunks_exact_mut(2)) {
+        let [hi, lo] = pair(*b);
+        digits[0] = hi;
+        digits[1] = lo;
+    }
+}
+
+/// An inline string of `N` ASCII bytes, checked as ASCII rather than validated as UTF-8.
+///
+/// For texts written from ASCII tables (hex digits, dashes, the base64 alphabet):
+/// `ArrayString::from_byte_string` ran the full UTF-8 validation on each, 4 % of a native batched
+/// cycle, where the ASCII test is a few word compares. Anything that is not ASCII (no caller
+/// writes such bytes) gives an empty string.
+pub(crate) fn ascii_text<const N: usize>(bytes: &[u8; N]) -> ArrayString<N> {
+    if !bytes.is_ascii() {
+        return ArrayString::new();
+    }
+    // SAFETY: ASCII, checked just above, is valid UTF-8.
+    let text = unsafe { std::str::from_utf8_unchecked(bytes) };
+    ArrayString::from(text).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pairs_are_lower_case_hex_of_every_byte() {
+        for b in 0..=255u8 {
+            assert_eq!(pair(b), *format!("{b:02x}").as_bytes());
+        }
+    }
+
+    #[test]
+    fn write_fills_twice_the_bytes_and_stops_at_the_end_of_out() {
+        let mut out = [b'.'; 9];
+        write(&[0x01, 0xab, 0xff, 0x70], &mut out);
+        assert_eq!(&out, b"01abff70.");
+        let mut short = [b'.'; 3];
+        write(&[0x01, 0xab], &mut short);
+        assert_eq!(&short, b"01.");
+    }
+
+    #[test]
+    fn ascii_text_keeps_ascii_and_refuses_anything_else() {
+        assert_eq!(ascii_text(b"0a-Z_").as_str(), "0a-Z_");
+        let accented: &[u8; 3] = "aé".as_bytes().try_into().unwrap();
+        assert_eq!(ascii_text(accented).as_str(), "");
+        assert_eq!(ascii_text(&[b'a', 0x80]).as_str(), "");
+    }
+}
