@@ -137,6 +137,40 @@ fn typed_send_batch() -> SendMessageBatchRequest<'static> {
     }
 }
 
+/// Send entries' ids and bodies, for a caller that lends its strings.
+const SEND_IDS: [&str; 10] = ["e0", "e1", "e2", "e3", "e4", "e5", "e6", "e7", "e8", "e9"];
+const BODIES: [&str; 10] = [
+    "message body 0",
+    "message body 1",
+    "message body 2",
+    "message body 3",
+    "message body 4",
+    "message body 5",
+    "message body 6",
+    "message body 7",
+    "message body 8",
+    "message body 9",
+];
+
+/// The same batch with every string borrowed (`Cow::Borrowed`), as the JSON paths lend theirs
+/// from the request text: cloning it copies no string, so the cycle counts the engine's own work.
+fn lent_send_batch() -> SendMessageBatchRequest<'static> {
+    SendMessageBatchRequest {
+        queue_url: Some(STD_URL.into()),
+        entries: Some(
+            SEND_IDS
+                .into_iter()
+                .zip(BODIES)
+                .map(|(id, body)| SendMessageRequest {
+                    id: Some(id.into()),
+                    message_body: Some(body.into()),
+                    ..Default::default()
+                })
+                .collect(),
+        ),
+    }
+}
+
 fn typed_receive(max: i64) -> ReceiveMessageRequest {
     ReceiveMessageRequest {
         queue_url: Some(STD_URL.into()),
@@ -145,8 +179,10 @@ fn typed_receive(max: i64) -> ReceiveMessageRequest {
     }
 }
 
-/// The batched cycle through the typed actions; the request is cloned as a caller builds one.
-fn typed_batch_cycle(svc: &mut Service, send: &SendMessageBatchRequest) {
+/// The batched cycle through the typed actions; the request is cloned as a caller builds one
+/// (owning its strings unless `send` lends them, see `lent_send_batch`). Delete entry ids are
+/// owned, as before, unless `lend_ids`.
+fn typed_batch_cycle(svc: &mut Service, send: &SendMessageBatchRequest, lend_ids: bool) {
     let ctx = CallContext::default();
     let sent = svc.send_message_batch(NOW, &ctx, send.clone());
     assert_eq!(sent.map(|s| s.successful.len()).ok(), Some(10));
@@ -159,7 +195,10 @@ fn typed_batch_cycle(svc: &mut Service, send: &SendMessageBatchRequest) {
         .iter()
         .enumerate()
         .map(|(i, m)| ReceiptRequest {
-            id: Some(ENTRY_IDS.get(i).copied().unwrap_or("dx").to_string().into()),
+            id: Some(match ENTRY_IDS.get(i).copied().unwrap_or("dx") {
+                id if lend_ids => id.into(),
+                id => id.to_string().into(),
+            }),
             receipt_handle: Some(m.receipt_handle.as_str().into()),
             ..Default::default()
         })
@@ -274,7 +313,11 @@ fn cycles(c: &mut Criterion) {
         });
         let typed_send = typed_send_batch();
         g.bench_function("batch10/Service typed", |b| {
-            b.iter(|| typed_batch_cycle(&mut svc, &typed_send))
+            b.iter(|| typed_batch_cycle(&mut svc, &typed_send, false))
+        });
+        let lent_send = lent_send_batch();
+        g.bench_function("batch10/Service typed, strings lent", |b| {
+            b.iter(|| typed_batch_cycle(&mut svc, &lent_send, true))
         });
         let (send_text, receive_text) = (batch_send.to_string(), batch_receive.to_string());
         g.bench_function("batch10/Service::dispatch_json", |b| {
@@ -415,7 +458,7 @@ criterion_group! {
     targets = cycles, receive_scaling, restore
 }
 
-/// `WASQ_FIXED_CYCLES=<n> WASQ_PATH=<dispatch|typed|json> WASQ_CONFIG=<persist+observe|persist
+/// `WASQ_FIXED_CYCLES=<n> WASQ_PATH=<dispatch|typed|typed-lent|json> WASQ_CONFIG=<persist+observe|persist
 /// only|in-memory>`: run exactly n batched cycles on one path and exit, for
 /// `perf stat -e instructions:u`. Instruction counts do not depend on what else the shared
 /// machine runs, so paths compare cleanly when wall-clock figures swing by ±30 %.
@@ -430,11 +473,13 @@ fn fixed_cycles(n: usize) {
     let send = send_batch_params(STD_URL, 0, None);
     let receive = json!({"QueueUrl": STD_URL, "MaxNumberOfMessages": 10});
     let typed_send = typed_send_batch();
+    let lent_send = lent_send_batch();
     let (send_text, receive_text) = (send.to_string(), receive.to_string());
     let path = std::env::var("WASQ_PATH").unwrap_or_default();
     for _ in 0..n {
         match path.as_str() {
-            "typed" => typed_batch_cycle(&mut svc, &typed_send),
+            "typed" => typed_batch_cycle(&mut svc, &typed_send, false),
+            "typed-lent" => typed_batch_cycle(&mut svc, &lent_send, true),
             "json" => json_batch_cycle(&mut svc, &send_text, &receive_text),
             "none" => {}
             _ => batch_cycle(&mut svc, &send, &receive),

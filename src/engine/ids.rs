@@ -133,11 +133,13 @@ pub(crate) fn format_uuid(v: u128) -> String {
 
 /// The text of `format_uuid` without allocating: records and responses hold it inline.
 pub(crate) fn uuid_text(v: u128) -> UuidText {
-    let bytes = v.to_be_bytes();
+    // Where each byte's two digits go in the 8-4-4-4-12 text.
+    const AT: [usize; 16] = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
     let mut out = [b'-'; 36];
-    // The 8-4-4-4-12 groups: (first byte, last byte + 1, first digit in the text).
-    for (from, to, at) in [(0, 4, 0), (4, 6, 9), (6, 8, 14), (8, 10, 19), (10, 16, 24)] {
-        crate::hex::write(&bytes[from..to], &mut out[at..]);
+    for (b, at) in v.to_be_bytes().into_iter().zip(AT) {
+        let [hi, lo] = crate::hex::pair(b);
+        out[at] = hi;
+        out[at + 1] = lo;
     }
     crate::hex::ascii_text(&out)
 }
