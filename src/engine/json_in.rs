@@ -83,21 +83,18 @@ impl<'a> Reader<'a> {
             return None;
         }
         let start = self.i;
-        // Skip whole words that hold no quote, backslash or control byte (the bytes that end
-        // the plain run); the loop below finds which byte of the next word does.
-        self.i += json_out::clean_prefix(self.text.as_bytes().get(start..)?);
-        loop {
-            match self.byte()? {
-                // Stops only on ASCII bytes, so the slice ends on a character boundary.
-                b'"' => {
-                    let s = self.text.get(start..self.i)?;
-                    self.i += 1;
-                    return Some(Cow::Borrowed(s));
-                }
-                b'\\' => return self.escaped(start).map(Cow::Owned),
-                c if c < 0x20 => return None,
-                _ => self.i += 1,
+        let rest = self.text.as_bytes().get(start..)?;
+        // Stops only on ASCII bytes, so the slice ends on a character boundary.
+        self.i = start + json_out::plain_len(rest);
+        match self.byte()? {
+            b'"' => {
+                let s = self.text.get(start..self.i)?;
+                self.i += 1;
+                Some(Cow::Borrowed(s))
             }
+            b'\\' => self.escaped(start).map(Cow::Owned),
+            // A control byte.
+            _ => None,
         }
     }
 

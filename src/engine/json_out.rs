@@ -137,11 +137,13 @@ pub(crate) fn list<T>(out: &mut String, items: &[T], mut item: impl FnMut(&mut S
     ascii(out, b']');
 }
 
-/// Does any of these eight bytes need escaping (below 0x20, `"` or a backslash)? The classic
-/// "has a byte less than n / equal to c" word tricks, exact as a yes/no answer.
+/// The bytes of `w` that need escaping in a JSON string (below 0x20, `"` or a backslash), each
+/// marked by its high bit: the classic "has a byte less than n / equal to c" word tricks. The
+/// lowest marked byte is always a true one (a false mark needs a borrow from a true one below
+/// it), so `trailing_zeros` finds the first byte to stop at.
 // Inlined: a dozen arithmetic instructions, which stayed a call per word at opt-level z.
 #[inline(always)]
-pub(crate) fn word_needs_escape(w: u64) -> bool {
+fn escape_marks(w: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let below_space = w.wrapping_sub(ONES * 0x20) & !w;
@@ -149,21 +151,31 @@ pub(crate) fn word_needs_escape(w: u64) -> bool {
     let quote = q.wrapping_sub(ONES) & !q;
     let b = w ^ (ONES * u64::from(b'\\'));
     let backslash = b.wrapping_sub(ONES) & !b;
-    (below_space | quote | backslash) & HIGH != 0
+    (below_space | quote | backslash) & HIGH
 }
 
-/// How many leading bytes, in whole words of 8, certainly need no escaping: the bytes after them
-/// are checked one by one.
-pub(crate) fn clean_prefix(bytes: &[u8]) -> usize {
-    let mut clean = 0;
+/// How many leading bytes need no escaping: the index of the first `"`, backslash or control
+/// byte, or the length if there is none. A word at a time, the last (short) one padded with
+/// bytes that need none; the first marked byte of a word is found without a byte loop (ids,
+/// handles and JSON member names end in the first or second word).
+#[inline]
+pub(crate) fn plain_len(bytes: &[u8]) -> usize {
+    let mut at = 0;
     for chunk in bytes.chunks_exact(8) {
-        match crate::words::le_word(chunk) {
-            Some(w) if !word_needs_escape(w) => {}
-            _ => break,
+        let marks = crate::words::le_word(chunk).map_or(0, escape_marks);
+        if marks != 0 {
+            return at + (marks.trailing_zeros() / 8) as usize;
         }
-        clean += 8;
+        at += 8;
     }
-    clean
+    let mut last = [b'a'; 8];
+    for (d, b) in last.iter_mut().zip(bytes.get(at..).unwrap_or_default()) {
+        *d = *b;
+    }
+    match escape_marks(u64::from_le_bytes(last)) {
+        0 => bytes.len(),
+        marks => at + (marks.trailing_zeros() / 8) as usize,
+    }
 }
 
 /// A JSON string literal, escaped exactly as serde_json does (`"`, `\`, and control characters;
@@ -173,16 +185,8 @@ pub(crate) fn string(out: &mut String, s: &str) {
     ascii(out, b'"');
     // Ids, handles, digests, names and most bodies need no escaping: one copy after a scan
     // word by word.
-    let bytes = s.as_bytes();
-    let clean = clean_prefix(bytes);
-    let tail = bytes.get(clean..).unwrap_or_default();
-    let mut last = [b'a'; 8];
-    if tail.len() < 8 {
-        for (d, b) in last.iter_mut().zip(tail) {
-            *d = *b;
-        }
-    }
-    if tail.len() < 8 && !word_needs_escape(u64::from_le_bytes(last)) {
+    let clean = plain_len(s.as_bytes());
+    if clean == s.len() {
         out.push_str(s);
     } else {
         escape(out, s, clean);
@@ -190,7 +194,7 @@ pub(crate) fn string(out: &mut String, s: &str) {
     ascii(out, b'"');
 }
 
-/// The body of a string literal that needs escaping somewhere after byte `clean`.
+/// The body of a string literal whose first byte to escape is byte `clean`.
 fn escape(out: &mut String, s: &str, clean: usize) {
     let mut start = 0;
     for (i, &b) in s.as_bytes().iter().enumerate().skip(clean) {
@@ -244,6 +248,38 @@ mod tests {
             let mut out = String::new();
             string(&mut out, s);
             assert_eq!(out, serde_json::Value::String(s.into()).to_string());
+        }
+    }
+
+    fn plain_len_byte_by_byte(bytes: &[u8]) -> usize {
+        bytes
+            .iter()
+            .position(|&b| b < 0x20 || b == b'"' || b == b'\\')
+            .unwrap_or(bytes.len())
+    }
+
+    proptest::proptest! {
+        /// The word tricks stop exactly where a byte loop would: every byte value, at every
+        /// offset within a word and across the short last word.
+        #[test]
+        fn plain_len_finds_the_first_byte_to_escape(
+            bytes in proptest::collection::vec(
+                proptest::prop_oneof![
+                    0x20u8..=0xff,
+                    proptest::sample::select(vec![b'"', b'\\', 0x00, 0x1f, 0x0a]),
+                ],
+                0..40,
+            ),
+        ) {
+            proptest::prop_assert_eq!(plain_len(&bytes), plain_len_byte_by_byte(&bytes));
+        }
+
+        /// Any string, escaped, reads back as serde_json reads it.
+        #[test]
+        fn any_string_escapes_as_serde_json_does(s in "\\PC{0,40}|[\\x00-\\x7f]{0,40}") {
+            let mut out = String::new();
+            string(&mut out, &s);
+            proptest::prop_assert_eq!(out, serde_json::Value::String(s.clone()).to_string());
         }
     }
 }
