@@ -250,7 +250,7 @@ impl Engine {
         let keys = meta
             .into_iter()
             .chain((1..DELETED).flat_map(in_variant))
-            .chain(names.into_keys().map(RecordKey::Deleted))
+            .chain(names.into_iter().map(|(name, _)| RecordKey::Deleted(name)))
             .chain((DELETED + 1..=TASK).flat_map(in_variant));
         for key in keys {
             key_text.truncate(prefix);
