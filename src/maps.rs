@@ -110,6 +110,26 @@ impl<K: Ord, V> SortedMap<K, V> {
         self.find(key).ok().map(|i| self.0.remove(i).1)
     }
 
+    /// Insert many pairs in any order: one sort, O(n log n) in all, where inserting them one by
+    /// one would move the entries after each, O(n²) for pairs in reverse order (a Query request's
+    /// form, up to the body limit, is built this way). As with `insert`, a repeated key keeps its
+    /// last value.
+    pub fn extend_bulk(&mut self, pairs: impl IntoIterator<Item = (K, V)>) {
+        let mut all = std::mem::take(&mut self.0);
+        all.extend(pairs);
+        // Stable: a repeated key's pairs stay in the order they came (the present entry first).
+        all.sort_by(|a, b| a.0.cmp(&b.0));
+        // `dedup_by` keeps the first of a run: hand it each later value instead.
+        all.dedup_by(|later, kept| {
+            let repeated = later.0 == kept.0;
+            if repeated {
+                std::mem::swap(&mut later.1, &mut kept.1);
+            }
+            repeated
+        });
+        self.0 = all;
+    }
+
     /// The entries whose key is `key` or after it, in order (`BTreeMap::range(key..)`).
     pub fn range_from<Q: Ord + ?Sized>(&self, key: &Q) -> Iter<'_, K, V>
     where
@@ -129,6 +149,13 @@ impl<K, V> Default for SortedMap<K, V> {
 impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for SortedMap<K, V> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+/// A map in key order, as a `BTreeMap` serializes.
+impl<K: serde::Serialize, V: serde::Serialize> serde::Serialize for SortedMap<K, V> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.iter())
     }
 }
 
@@ -262,6 +289,7 @@ mod tests {
         Insert(String, u8),
         Remove(String),
         GetMut(String, u8),
+        ExtendBulk(Vec<(String, u8)>),
     }
 
     /// Short keys over a small alphabet (with bytes above ASCII), so that steps collide on keys
@@ -279,6 +307,7 @@ mod tests {
             (key(), any::<u8>()).prop_map(|(k, v)| Op::Insert(k, v)),
             key().prop_map(Op::Remove),
             (key(), any::<u8>()).prop_map(|(k, v)| Op::GetMut(k, v)),
+            proptest::collection::vec((key(), any::<u8>()), 0..16).prop_map(Op::ExtendBulk),
         ]
     }
 
@@ -301,6 +330,12 @@ mod tests {
                         if let (Some(a), Some(b)) = (a, b) {
                             *a = v;
                             *b = v;
+                        }
+                    }
+                    Op::ExtendBulk(pairs) => {
+                        ours.extend_bulk(pairs.clone());
+                        for (k, v) in pairs {
+                            model.insert(k, v);
                         }
                     }
                 }

@@ -12,8 +12,9 @@ use crate::digest;
 use crate::error::{invalid_value, SqsError};
 use crate::events::EventKind;
 use crate::maps::IntoMap;
+use crate::maps::SortedMap;
 use crate::validate;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 const ATTEMPT_WINDOW_MS: u64 = 5 * 60 * 1000;
 
@@ -343,7 +344,7 @@ impl Engine {
         req: &ReceiveMessageRequest,
         wanted: &[&str],
     ) -> ReceivedMessage {
-        let mut attributes = BTreeMap::new();
+        let mut attributes = SortedMap::new();
         if !wanted.is_empty() {
             let all = wanted.contains(&"All");
             for name in SYSTEM_ATTRIBUTES {

@@ -32,7 +32,6 @@ use super::move_tasks::MoveTask;
 use super::queue::{Attempt, DedupEntry, Queue};
 use super::{Engine, EngineConfig};
 use crate::changes::ChangeSink;
-use crate::maps::TryIntoMap;
 use codec::Fields;
 use md5::{Digest, Md5};
 use serde_json::Value;
@@ -75,7 +74,7 @@ struct MetaRecord {
 struct QueueRecord {
     name: String,
     attrs: QueueAttributes,
-    tags: std::collections::BTreeMap<String, String>,
+    tags: crate::maps::SortedMap<String, String>,
     created_at: u64,
     modified_at: u64,
     last_purge: Option<u64>,
@@ -628,7 +627,7 @@ impl Engine {
                 let tags = tag_map
                     .iter()
                     .map(|(k, v)| Ok((k.clone(), v.as_str().ok_or(())?.to_string())))
-                    .try_into_map()
+                    .collect::<Result<_, ()>>()
                     .map_err(|()| corrupt("invalid value for field `tags`"))?;
                 let attrs = f
                     .opt("attrs")
