@@ -11,7 +11,6 @@ use super::{int_in_range, Engine};
 use crate::digest;
 use crate::error::{invalid_value, SqsError};
 use crate::events::EventKind;
-use crate::maps::IntoMap;
 use crate::maps::SortedMap;
 use crate::validate;
 use std::collections::BTreeSet;
@@ -369,7 +368,7 @@ impl Engine {
                 message_attributes = selected
                     .into_iter()
                     .map(|(k, v)| (k.clone(), v.clone()))
-                    .into_map();
+                    .collect();
             }
         }
         ReceivedMessage {
