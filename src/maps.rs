@@ -115,8 +115,8 @@ impl<K: Ord, V> SortedMap<K, V> {
 
     /// Insert many pairs in any order: one sort, O(n log n) in all, where inserting them one by
     /// one would move the entries after each, O(n²) for pairs in reverse order (a Query request's
-    /// form, up to the body limit, is built this way). As with `insert`, a repeated key keeps its
-    /// last value.
+    /// form, up to the body limit, and the queues' names on restore are built this way). As with
+    /// `insert`, a repeated key keeps its last value.
     pub fn extend_bulk(&mut self, pairs: impl IntoIterator<Item = (K, V)>) {
         let mut all = std::mem::take(&mut self.0);
         all.extend(pairs);
