@@ -232,7 +232,7 @@ mod tests {
     }
 
     #[test]
-    fn digest_from_a_btreemap_matches_the_vector() {
+    fn digest_from_the_attribute_map_matches_the_vector() {
         let mut attrs = MessageAttributes::new();
         attrs.insert("Help.Me".into(), string("String", "Me"));
         attrs.insert("Hello".into(), string("String", "There"));

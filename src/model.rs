@@ -1,7 +1,7 @@
 //! Wire-shaped values shared by the engine, the digests and the protocol layer.
 
+use crate::maps::SortedMap;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// SQS `MessageAttributeValue`: a typed user (or system) attribute of a message.
 ///
@@ -33,8 +33,8 @@ pub struct MessageAttributeValue {
     pub binary_list_values: Vec<Vec<u8>>,
 }
 
-/// Message attributes by name; a `BTreeMap` so iteration (and so the MD5) is in name order.
-pub type MessageAttributes = BTreeMap<String, MessageAttributeValue>;
+/// Message attributes by name; a sorted map so iteration (and so the MD5) is in name order.
+pub type MessageAttributes = SortedMap<String, MessageAttributeValue>;
 
 /// Serde helpers: `Option<Vec<u8>>` as an optional base64 string.
 pub mod base64_opt {

@@ -6,8 +6,8 @@
 //! no input can make it panic.
 
 use crate::error::{invalid_value, SqsError};
+use crate::maps::SortedMap;
 use crate::model::{MessageAttributeValue, MessageAttributes};
-use std::collections::BTreeMap;
 
 /// The XML 1.0 `Char` production as SQS words it in its error messages.
 const ALLOWED_CHARACTERS: &str =
@@ -389,7 +389,7 @@ pub fn attribute_filter_selects(filters: &[String], name: &str) -> bool {
 /// examined and follow its wording. The documented character set and the 50-tag recommendation
 /// are not enforced: AWS's enforcement of either was not recorded, and refusing a tag AWS accepts
 /// would break a working client.
-pub fn validate_tags(tags: &BTreeMap<String, String>) -> Result<(), SqsError> {
+pub fn validate_tags(tags: &SortedMap<String, String>) -> Result<(), SqsError> {
     for (key, value) in tags {
         let key_len = key.chars().count();
         if key_len == 0 || key_len > MAX_TAG_KEY {

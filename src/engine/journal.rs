@@ -1,7 +1,7 @@
 //! What one operation changed: the records to persist and the events to report.
 
 use crate::events::{Event, EventKind};
-use std::collections::BTreeMap;
+use crate::maps::SortedMap;
 
 /// A durable record, by what it holds. Keys render as short path-like strings (see `records`).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -80,9 +80,9 @@ pub(crate) struct Journal {
     pub(crate) dirty: Vec<PackedKey>,
     /// The names of touched `Deleted` records (a queue deletion or re-creation), kept apart,
     /// ordered and each once as they come. The map type of `Engine::deleted_names` (the value
-    /// unused), so no new code in the wasm, and no quadratic sort when a host drains after
-    /// deleting many queues.
-    pub(crate) dirty_names: BTreeMap<String, u64>,
+    /// unused), so no new code in the wasm; an insert moves the names after it, O(queues), as
+    /// creating or deleting the queue did in `Engine::by_name` already.
+    pub(crate) dirty_names: SortedMap<String, u64>,
     /// The Meta record is touched by every send (the sequence counter): a flag rather than one
     /// more key per entry for the collector to sort and drop again.
     pub(crate) meta_dirty: bool,

@@ -31,6 +31,7 @@ use crate::changes::Changes;
 use crate::context::CallContext;
 use crate::error::SqsError;
 use crate::events::Event;
+use crate::maps::SortedMap;
 use ids::IdKeys;
 use journal::Journal;
 use move_tasks::MoveTask;
@@ -38,7 +39,7 @@ use params::parse;
 use queue::Queue;
 use rustc_hash::FxHashMap;
 use serde_json::Value;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 pub use api::read_json_params;
 pub use realism::{group_partition, Realism, Throttling};
@@ -86,9 +87,11 @@ pub struct Engine {
     config: EngineConfig,
     keys: IdKeys,
     queues: FxHashMap<u64, Queue>,
-    by_name: BTreeMap<String, u64>,
+    /// Queue uids by name, in name order (ListQueues); one entry per queue, changed only by
+    /// creating and deleting queues, so a sorted vector (`SortedMap`) rather than a B-tree.
+    by_name: SortedMap<String, u64>,
     /// Names deleted in the last 60 s (re-creating one is `QueueDeletedRecently`).
-    deleted_names: BTreeMap<String, u64>,
+    deleted_names: SortedMap<String, u64>,
     /// `(next deadline, queue uid)` for every queue that has one: the engine-wide timer index.
     deadlines: BTreeSet<(u64, u64)>,
     queue_deadline: FxHashMap<u64, u64>,
@@ -120,8 +123,8 @@ impl Engine {
         Engine {
             keys,
             queues: FxHashMap::default(),
-            by_name: BTreeMap::new(),
-            deleted_names: BTreeMap::new(),
+            by_name: SortedMap::new(),
+            deleted_names: SortedMap::new(),
             deadlines: BTreeSet::new(),
             queue_deadline: FxHashMap::default(),
             tasks: Vec::new(),

@@ -6,11 +6,10 @@
 //! type is a `SerializationException`, as AWS's JSON protocol reports it.
 
 use crate::error::SqsError;
-use crate::maps::TryIntoMap;
+use crate::maps::SortedMap;
 use crate::model::{MessageAttributeValue, MessageAttributes};
 use base64::Engine as _;
 use serde_json::{Map, Value};
-use std::collections::BTreeMap;
 
 /// The parameters of one call.
 #[derive(Clone, Copy)]
@@ -57,14 +56,14 @@ impl<'a> Params<'a> {
             .map(Some)
     }
 
-    pub(crate) fn str_map(&self, key: &str) -> Result<Option<BTreeMap<String, String>>, SqsError> {
+    pub(crate) fn str_map(&self, key: &str) -> Result<Option<SortedMap<String, String>>, SqsError> {
         let Some(v) = self.get(key) else {
             return Ok(None);
         };
         as_map(v, key)?
             .iter()
             .map(|(k, v)| as_str(v, key).map(|s| (k.clone(), s.to_string())))
-            .try_into_map()
+            .collect::<Result<_, _>>()
             .map(Some)
     }
 

@@ -17,9 +17,10 @@ use super::ids::{format_uuid, uuid_text, IdKeys, UuidText};
 use super::journal::Journal;
 use super::message::{Message, MessageState};
 use crate::events::EventKind;
+use crate::maps::SortedMap;
 pub(crate) use dedup::{DedupEntry, DedupTable};
 use rustc_hash::FxHashMap;
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 pub(crate) use store::Messages;
 
 mod dedup;
@@ -92,7 +93,7 @@ pub(crate) struct Queue {
     pub(crate) uid: u64,
     pub(crate) name: String,
     pub(crate) attrs: QueueAttributes,
-    pub(crate) tags: BTreeMap<String, String>,
+    pub(crate) tags: SortedMap<String, String>,
     pub(crate) created_at: u64,
     pub(crate) modified_at: u64,
     pub(crate) last_purge: Option<u64>,
@@ -136,7 +137,7 @@ impl Queue {
             uid,
             name,
             attrs,
-            tags: BTreeMap::new(),
+            tags: SortedMap::new(),
             created_at: now,
             modified_at: now,
             last_purge: None,

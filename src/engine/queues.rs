@@ -183,7 +183,7 @@ impl Engine {
         let prefix = req.queue_name_prefix.unwrap_or_default();
         let names: Vec<&String> = self
             .by_name
-            .range(prefix.clone()..)
+            .range_from(prefix.as_str())
             .take_while(|(n, _)| n.starts_with(&prefix))
             .map(|(n, _)| n)
             .collect();

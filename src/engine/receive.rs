@@ -11,9 +11,9 @@ use super::{int_in_range, Engine};
 use crate::digest;
 use crate::error::{invalid_value, SqsError};
 use crate::events::EventKind;
-use crate::maps::IntoMap;
+use crate::maps::SortedMap;
 use crate::validate;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 const ATTEMPT_WINDOW_MS: u64 = 5 * 60 * 1000;
 
@@ -343,7 +343,7 @@ impl Engine {
         req: &ReceiveMessageRequest,
         wanted: &[&str],
     ) -> ReceivedMessage {
-        let mut attributes = BTreeMap::new();
+        let mut attributes = SortedMap::new();
         if !wanted.is_empty() {
             let all = wanted.contains(&"All");
             for name in SYSTEM_ATTRIBUTES {
@@ -368,7 +368,7 @@ impl Engine {
                 message_attributes = selected
                     .into_iter()
                     .map(|(k, v)| (k.clone(), v.clone()))
-                    .into_map();
+                    .collect();
             }
         }
         ReceivedMessage {

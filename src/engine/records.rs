@@ -32,7 +32,6 @@ use super::move_tasks::MoveTask;
 use super::queue::{Attempt, DedupEntry, Queue};
 use super::{Engine, EngineConfig};
 use crate::changes::ChangeSink;
-use crate::maps::TryIntoMap;
 use codec::Fields;
 use md5::{Digest, Md5};
 use serde_json::Value;
@@ -75,7 +74,7 @@ struct MetaRecord {
 struct QueueRecord {
     name: String,
     attrs: QueueAttributes,
-    tags: std::collections::BTreeMap<String, String>,
+    tags: crate::maps::SortedMap<String, String>,
     created_at: u64,
     modified_at: u64,
     last_purge: Option<u64>,
@@ -246,7 +245,7 @@ impl Engine {
         let keys = meta
             .into_iter()
             .chain((1..DELETED).flat_map(in_variant))
-            .chain(names.into_keys().map(RecordKey::Deleted))
+            .chain(names.into_iter().map(|(name, _)| RecordKey::Deleted(name)))
             .chain((DELETED + 1..=TASK).flat_map(in_variant));
         for key in keys {
             key_text.truncate(prefix);
@@ -398,6 +397,7 @@ impl Engine {
             }
             None => {}
         }
+        let mut names = Vec::with_capacity(queues.len());
         for (uid, r) in queues {
             let mut q = Queue::new(
                 uid,
@@ -412,9 +412,12 @@ impl Engine {
             q.dedup_per_group = r.dedup_per_group;
             q.next_dedup = r.next_dedup;
             q.next_attempt = r.next_attempt;
-            engine.by_name.insert(r.name, uid);
+            names.push((r.name, uid));
             engine.queues.insert(uid, q);
         }
+        // In one sort: the queues come in creation order, and inserting each name would move
+        // the names after it, O(queues²) in all.
+        engine.by_name.extend_bulk(names);
         engine.tasks = sorted_by(std::mem::take(&mut engine.tasks), |t| (t.id, 0));
         let contents = sorted_by(contents, |(k, _)| *k);
         let states = sorted_by(states, |(k, _)| *k);
@@ -624,7 +627,7 @@ impl Engine {
                 let tags = tag_map
                     .iter()
                     .map(|(k, v)| Ok((k.clone(), v.as_str().ok_or(())?.to_string())))
-                    .try_into_map()
+                    .collect::<Result<_, ()>>()
                     .map_err(|()| corrupt("invalid value for field `tags`"))?;
                 let attrs = f
                     .opt("attrs")

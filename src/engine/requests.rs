@@ -5,9 +5,9 @@
 
 use super::params::{FromParams, Params};
 use crate::error::SqsError;
+use crate::maps::SortedMap;
 use crate::model::MessageAttributes;
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 
 /// The request's strings are `Cow`s so the JSON fast path (`json_in`) can lend them from the
 /// request text; the `Value` path and callers hand over owned ones.
@@ -19,8 +19,8 @@ fn owned(s: Option<String>) -> Option<Cow<'static, str>> {
 #[derive(Debug, Default, Clone)]
 pub struct CreateQueueRequest {
     pub queue_name: Option<String>,
-    pub attributes: Option<BTreeMap<String, String>>,
-    pub tags: Option<BTreeMap<String, String>>,
+    pub attributes: Option<SortedMap<String, String>>,
+    pub tags: Option<SortedMap<String, String>>,
 }
 
 impl FromParams for CreateQueueRequest {
@@ -101,7 +101,7 @@ impl FromParams for GetQueueAttributesRequest {
 #[derive(Debug, Default, Clone)]
 pub struct SetQueueAttributesRequest {
     pub queue_url: Option<String>,
-    pub attributes: Option<BTreeMap<String, String>>,
+    pub attributes: Option<SortedMap<String, String>>,
 }
 
 impl FromParams for SetQueueAttributesRequest {
@@ -117,7 +117,7 @@ impl FromParams for SetQueueAttributesRequest {
 #[derive(Debug, Default, Clone)]
 pub struct TagQueueRequest {
     pub queue_url: Option<String>,
-    pub tags: Option<BTreeMap<String, String>>,
+    pub tags: Option<SortedMap<String, String>>,
 }
 
 impl FromParams for TagQueueRequest {

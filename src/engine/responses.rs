@@ -8,9 +8,9 @@ pub use super::ids::{ReceiptHandleText, UuidText};
 use super::json_out::{list, string, Obj};
 pub use crate::digest::Md5Text;
 use crate::error::SqsError;
+use crate::maps::SortedMap;
 use crate::model::{MessageAttributeValue, MessageAttributes};
 use base64::Engine as _;
-use std::collections::BTreeMap;
 
 /// A response that can be written as AWS JSON 1.0.
 pub trait JsonResponse {
@@ -219,7 +219,7 @@ pub struct ReceivedMessage {
     pub md5_of_body: Md5Text,
     pub body: String,
     /// The system attributes asked for (`Attributes` on the wire), by name.
-    pub attributes: BTreeMap<String, String>,
+    pub attributes: SortedMap<String, String>,
     /// Present when message attributes were asked for and at least one was selected.
     pub md5_of_message_attributes: Option<String>,
     pub message_attributes: MessageAttributes,

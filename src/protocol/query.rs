@@ -2,18 +2,16 @@
 
 use super::shapes::{Action, In, InMember};
 use crate::error::{invalid_value, SqsError};
-use crate::maps::IntoMap;
+use crate::maps::SortedMap;
 use serde_json::{Map, Value};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 /// Form parameters by name. A repeated name keeps its last value.
-pub type Params = BTreeMap<String, String>;
+pub type Params = SortedMap<String, String>;
 
 /// Decode `application/x-www-form-urlencoded` text (also the URL query string) into `params`.
 pub fn parse_form_into(params: &mut Params, text: &[u8]) {
-    for (k, v) in form_urlencoded::parse(text) {
-        params.insert(k.into_owned(), v.into_owned());
-    }
+    params.extend_bulk(form_urlencoded::parse(text).map(|(k, v)| (k.into_owned(), v.into_owned())));
 }
 
 /// The entries `<prefix>.<N>.<rest>` (or `<prefix>.<N>` when `rest` is empty), grouped by `N` in
@@ -25,7 +23,7 @@ fn indexed<'a>(params: &'a Params, prefix: &str) -> Vec<(u32, Entry<'a>)> {
     let mut fields: Vec<(&str, &str)> = Vec::new();
     let mut order: BTreeSet<(u64, u64)> = BTreeSet::new();
     let dotted = format!("{prefix}.");
-    for (k, v) in params.range(dotted.clone()..) {
+    for (k, v) in params.range_from(dotted.as_str()) {
         let Some(tail) = k.strip_prefix(&dotted) else {
             break;
         };
@@ -74,7 +72,7 @@ fn sub_params(entry: &Entry) -> Params {
         .iter()
         .filter(|(k, _)| !k.is_empty())
         .map(|(k, v)| (k.to_string(), v.to_string()))
-        .into_map()
+        .collect()
 }
 
 fn int(value: &str, name: &str) -> Result<Value, SqsError> {

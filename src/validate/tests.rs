@@ -419,14 +419,14 @@ fn attribute_filters() {
 
 #[test]
 fn tags() {
-    let t = |k: &str, v: &str| BTreeMap::from([(k.to_string(), v.to_string())]);
+    let t = |k: &str, v: &str| SortedMap::from([(k.to_string(), v.to_string())]);
     assert_eq!(validate_tags(&t("team", "")), Ok(()));
     assert_eq!(
         validate_tags(&t(&"k".repeat(128), &"v".repeat(256))),
         Ok(())
     );
     assert_eq!(validate_tags(&t("awsome", "x")), Ok(()));
-    assert_eq!(validate_tags(&BTreeMap::new()), Ok(()));
+    assert_eq!(validate_tags(&SortedMap::new()), Ok(()));
     assert_eq!(
         ipv(validate_tags(&t("", "x"))),
         "Tag keys must be between 1 and 128 characters in length."

@@ -12,7 +12,6 @@ use super::super::json_out::{string, Obj};
 use super::super::message::{MessageExtra, MessageState};
 use super::super::move_tasks::MoveTask;
 use super::super::queue::Attempt;
-use crate::maps::TryIntoMap;
 use crate::model::{MessageAttributeValue, MessageAttributes};
 use base64::Engine as _;
 use serde_json::{Map, Value};
@@ -357,7 +356,7 @@ pub(in crate::engine) fn read_message_attributes(v: &Value) -> Result<MessageAtt
             };
             Ok((name.clone(), value))
         })
-        .try_into_map()
+        .collect()
 }
 
 pub(in crate::engine) fn read_extra(v: &Value) -> Result<MessageExtra, String> {
