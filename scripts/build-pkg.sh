@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 # (see BENCHMARKS.md, "Package size"), so the build enforces a ceiling instead: the size as last
 # measured plus a little, lowered as the wasm shrinks, so that no change makes it grow unnoticed.
 readonly TARGET_BYTES=$((150 * 1024))
-# KB, fractions allowed: 187.0 KB measured once the maps keyed by strings became sorted vectors
+# KB, fractions allowed: 187.3 KB measured once the maps keyed by strings became sorted vectors
 # (src/maps.rs) instead of B-trees.
 readonly LIMIT_KB=${WASQ_PKG_LIMIT_KB:-187.5}
 readonly OUT=pkg
