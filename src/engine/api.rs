@@ -178,6 +178,6 @@ impl Engine {
         }
         let params = read(params_json)?;
         self.dispatch(now, ctx, action, params)
-            .map(|v| v.to_string())
+            .map(|v| super::json_out::value_text(&v))
     }
 }

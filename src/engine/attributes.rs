@@ -54,11 +54,10 @@ pub(crate) struct RedrivePolicy {
 
 impl RedrivePolicy {
     fn render(&self) -> String {
-        serde_json::json!({
+        super::json_out::value_text(&serde_json::json!({
             "deadLetterTargetArn": self.dead_letter_target_arn,
             "maxReceiveCount": self.max_receive_count,
-        })
-        .to_string()
+        }))
     }
 
     /// Parse the JSON string form. `maxReceiveCount` may be a number or a numeric string.
@@ -85,7 +84,7 @@ impl RedrivePolicy {
         let count_text = match count {
             serde_json::Value::Number(n) => n.to_string(),
             serde_json::Value::String(s) => s.clone(),
-            other => other.to_string(),
+            other => super::json_out::value_text(other),
         };
         let n: i64 = count_text.trim().parse().map_err(|_| {
             bad(&format!(
@@ -162,10 +161,12 @@ impl RedriveAllowPolicy {
 
     fn render(&self) -> String {
         if self.permission == "byQueue" {
-            serde_json::json!({"redrivePermission": self.permission, "sourceQueueArns": self.source_queue_arns})
-                .to_string()
+            super::json_out::value_text(&serde_json::json!({
+                "redrivePermission": self.permission,
+                "sourceQueueArns": self.source_queue_arns,
+            }))
         } else {
-            serde_json::json!({"redrivePermission": self.permission}).to_string()
+            super::json_out::value_text(&serde_json::json!({"redrivePermission": self.permission}))
         }
     }
 

@@ -195,7 +195,7 @@ impl Engine {
                 )))
             }
         };
-        Ok(out.to_string())
+        Ok(super::json_out::value_text(&out))
     }
 
     fn export_messages(&mut self, now: u64, params: &Value) -> Result<Value, SqsError> {
@@ -398,10 +398,10 @@ impl Engine {
         let uid = self.required_url(&queue_url(p)?)?;
         let mut wanted = Vec::new();
         for v in bounded(p, "MessageIds")? {
-            let id = v
-                .as_str()
-                .and_then(parse_uuid)
-                .ok_or_else(|| invalid(format!("MessageIds: {v} is not a UUID.")))?;
+            let id = v.as_str().and_then(parse_uuid).ok_or_else(|| {
+                let v = super::json_out::value_text(v);
+                invalid(format!("MessageIds: {v} is not a UUID."))
+            })?;
             wanted.push(id);
         }
         let q = self

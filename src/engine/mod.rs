@@ -12,7 +12,7 @@ pub(crate) mod ids;
 mod import;
 mod journal;
 mod json_in;
-mod json_out;
+pub(crate) mod json_out;
 mod message;
 mod move_tasks;
 mod params;

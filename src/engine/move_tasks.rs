@@ -43,7 +43,9 @@ impl MoveTask {
     }
 
     fn handle(&self) -> String {
-        let raw = json!({"taskId": self.id.to_string(), "sourceArn": self.source_arn}).to_string();
+        let raw = super::json_out::value_text(
+            &json!({"taskId": self.id.to_string(), "sourceArn": self.source_arn}),
+        );
         base64::engine::general_purpose::STANDARD.encode(raw)
     }
 }

@@ -519,7 +519,7 @@ impl Engine {
         }));
         policy["Statement"] = Value::Array(statements);
         let q = self.queue_mut(uid)?;
-        q.attrs.policy = Some(policy.to_string());
+        q.attrs.policy = Some(super::json_out::value_text(&policy));
         q.modified_at = now;
         self.journal.touch(RecordKey::Queue(uid));
         Ok(json!({}))
@@ -560,7 +560,7 @@ impl Engine {
             q.attrs.policy = None;
         } else {
             policy["Statement"] = Value::Array(kept);
-            q.attrs.policy = Some(policy.to_string());
+            q.attrs.policy = Some(super::json_out::value_text(&policy));
         }
         q.modified_at = now;
         self.journal.touch(RecordKey::Queue(uid));

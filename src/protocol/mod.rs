@@ -114,7 +114,7 @@ pub trait Dispatch {
     ) -> Result<String, SqsError> {
         let params = json::params(body.as_bytes())?;
         self.dispatch(now, ctx, action, params)
-            .map(|v| v.to_string())
+            .map(|v| crate::engine::json_out::value_text(&v))
     }
 }
 
@@ -283,7 +283,7 @@ impl Parsed<'_> {
     pub fn params_text(&self) -> Cow<'_, str> {
         match &self.params {
             Params::Json(body) => Cow::Borrowed(body),
-            Params::Query(v) => Cow::Owned(v.to_string()),
+            Params::Query(v) => Cow::Owned(crate::engine::json_out::value_text(v)),
         }
     }
 }

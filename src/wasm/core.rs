@@ -308,7 +308,7 @@ impl WasqCore {
             .service
             .peek(now, &ctx, queue_url)
             .map_err(|e| sqs_error(&e))?;
-        Ok(out.to_string())
+        Ok(crate::engine::json_out::value_text(&out))
     }
 
     /// Would a ReceiveMessage on the queue return something at `now`? (Long polling asks this.)

@@ -34,13 +34,15 @@ impl WasqCore {
     /// The realism settings in force for a queue (its override, else the engine's), as JSON.
     #[wasm_bindgen(js_name = realismFor)]
     pub fn realism_for(&mut self, queue: &str, region: Option<String>) -> String {
-        to_json(self.service.engine(region.as_deref()).realism_for(queue)).to_string()
+        crate::engine::json_out::value_text(&to_json(
+            self.service.engine(region.as_deref()).realism_for(queue),
+        ))
     }
 
     /// A named preset as JSON (`"aws"`: what real SQS does by default), or undefined.
     #[wasm_bindgen(js_name = realismPreset)]
     pub fn realism_preset(name: &str) -> Option<String> {
-        (name == "aws").then(|| to_json(&Realism::aws()).to_string())
+        (name == "aws").then(|| crate::engine::json_out::value_text(&to_json(&Realism::aws())))
     }
 }
 
