@@ -220,7 +220,9 @@ fn escape(out: &mut String, s: &str, clean: usize) {
             0x0c => out.push_str("\\f"),
             _ => {
                 out.push_str("\\u00");
-                out.push_str(crate::hex::ascii_text(&crate::hex::pair(b)).as_str());
+                for digit in crate::hex::pair(b) {
+                    ascii(out, digit);
+                }
             }
         }
         start = i + 1;

@@ -14,9 +14,7 @@ pub fn request_id(seed: u64, counter: u64) -> String {
     b[6] = (b[6] & 0x0f) | 0x40;
     b[8] = (b[8] & 0x3f) | 0x80;
     // The MessageId's writer: the same 8-4-4-4-12 text.
-    crate::engine::ids::uuid_text(u128::from_be_bytes(b))
-        .as_str()
-        .to_owned()
+    crate::engine::ids::format_uuid(u128::from_be_bytes(b))
 }
 
 #[cfg(test)]
