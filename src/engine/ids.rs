@@ -4,7 +4,6 @@
 //! without persisting generator state: the counters are in the records, the key is the seed.
 
 use arrayvec::ArrayString;
-use base64::Engine as _;
 use siphasher::sip128::{Hasher128, SipHasher13};
 use std::hash::Hasher;
 
@@ -72,24 +71,16 @@ impl IdKeys {
         bytes[21..29].copy_from_slice(&mac.to_be_bytes());
         let mut text = [0u8; HANDLE_LEN];
         text[..HANDLE_PREFIX.len()].copy_from_slice(HANDLE_PREFIX.as_bytes());
-        // Cannot fail: the slice is exactly the encoded length of RAW_LEN bytes.
-        let _ = base64::engine::general_purpose::URL_SAFE_NO_PAD
-            .encode_slice(bytes, &mut text[HANDLE_PREFIX.len()..]);
+        crate::base64url::encode(&bytes, &mut text[HANDLE_PREFIX.len()..]);
         crate::hex::ascii_text(&text)
     }
 
     /// Decode a receipt handle; `None` for anything this engine did not mint.
     pub(crate) fn parse_receipt_handle(&self, handle: &str) -> Option<Receipt> {
         let b64 = handle.strip_prefix(HANDLE_PREFIX)?;
-        // Every handle this engine mints has exactly this length.
-        if b64.len() != HANDLE_LEN - HANDLE_PREFIX.len() {
-            return None;
-        }
-        let mut bytes = [0u8; RAW_LEN];
-        let n = base64::engine::general_purpose::URL_SAFE_NO_PAD
-            .decode_slice(b64, &mut bytes)
-            .ok()?;
-        if n != RAW_LEN || bytes[0] != HANDLE_VERSION {
+        // Refuses any other length: every handle this engine mints has exactly this one.
+        let bytes = crate::base64url::decode::<RAW_LEN>(b64.as_bytes())?;
+        if bytes[0] != HANDLE_VERSION {
             return None;
         }
         let mac = u64::from_be_bytes(bytes[21..29].try_into().ok()?);
@@ -108,7 +99,7 @@ const HANDLE_PREFIX: &str = "AQEB";
 const HANDLE_VERSION: u8 = 1;
 const RAW_LEN: usize = 29;
 /// The prefix and the unpadded base64 of RAW_LEN bytes.
-const HANDLE_LEN: usize = HANDLE_PREFIX.len() + (RAW_LEN * 4).div_ceil(3);
+const HANDLE_LEN: usize = HANDLE_PREFIX.len() + crate::base64url::encoded_len(RAW_LEN);
 
 /// A receipt handle's text.
 pub type ReceiptHandleText = ArrayString<HANDLE_LEN>;

@@ -1,0 +1,192 @@
+//! Unpadded URL-safe base64 (RFC 4648 §5) of fixed-length byte strings: receipt handles.
+//!
+//! Every received message gets a handle encoded and every delete or visibility change decodes
+//! one. The `base64` crate's engine is built for inputs of any length: for a handle's 29 bytes
+//! its chunk and tail bookkeeping cost ~270 instructions to encode and ~450 to decode, a tenth of
+//! a native batched send → receive → delete cycle (BENCHMARKS.md, "Native engine → Eighth
+//! session"). Here the lengths are constants, so the loops unroll to table lookups. The
+//! `base64` crate stays the reference: the tests check these against it byte for byte, and
+//! every other base64 in the engine (binary attribute values) goes through it.
+
+const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// `VALUES[c]` is the 6-bit value of the symbol `c`, or `INVALID`: all ones, so that shifted
+/// into place for any symbol of a group it still sets bits above the group's 24, and one test of
+/// the OR of every group tells whether any symbol was invalid. (A per-group test, or a byte table
+/// with a flag bit, let the compiler keep all 39 values live across the checks and spill them.)
+const INVALID: u32 = u32::MAX;
+const VALUES: [u32; 256] = {
+    let mut table = [INVALID; 256];
+    let mut i = 0;
+    while i < 64 {
+        table[ALPHABET[i] as usize] = i as u32;
+        i += 1;
+    }
+    table
+};
+
+/// The encoded length of `n` bytes, unpadded.
+pub(crate) const fn encoded_len(n: usize) -> usize {
+    (n * 4).div_ceil(3)
+}
+
+#[inline(always)]
+fn symbol(v: u32) -> u8 {
+    ALPHABET[(v & 63) as usize]
+}
+
+/// Writes the unpadded URL-safe base64 of `bytes` into `out`, which must be
+/// `encoded_len(N)` long (anything else leaves `out` as it was).
+#[inline]
+pub(crate) fn encode<const N: usize>(bytes: &[u8; N], out: &mut [u8]) {
+    if out.len() != encoded_len(N) {
+        return;
+    }
+    let groups = bytes.chunks_exact(3);
+    let tail = groups.remainder();
+    let (symbols, rest) = out.split_at_mut(N / 3 * 4);
+    for (g, s) in groups.zip(symbols.chunks_exact_mut(4)) {
+        let n = u32::from(g[0]) << 16 | u32::from(g[1]) << 8 | u32::from(g[2]);
+        s.copy_from_slice(&[symbol(n >> 18), symbol(n >> 12), symbol(n >> 6), symbol(n)]);
+    }
+    match *tail {
+        [a] => {
+            let n = u32::from(a) << 16;
+            rest.copy_from_slice(&[symbol(n >> 18), symbol(n >> 12)]);
+        }
+        [a, b] => {
+            let n = u32::from(a) << 16 | u32::from(b) << 8;
+            rest.copy_from_slice(&[symbol(n >> 18), symbol(n >> 12), symbol(n >> 6)]);
+        }
+        _ => {}
+    }
+}
+
+/// The `N` bytes whose unpadded URL-safe base64 is `text`, or `None` when `text` is not exactly
+/// that: another length, a symbol outside the alphabet (padding included), or a last symbol
+/// with bits set beyond the data (what the `base64` crate's strict decoding also refuses, so a
+/// byte string has exactly one text).
+#[inline]
+pub(crate) fn decode<const N: usize>(text: &[u8]) -> Option<[u8; N]> {
+    if text.len() != encoded_len(N) {
+        return None;
+    }
+    let mut bytes = [0u8; N];
+    let whole = N / 3;
+    let (symbols, tail) = text.split_at(whole * 4);
+    let value = |c: u8| VALUES[usize::from(c)];
+    // Bits above 24 in any group: an invalid symbol.
+    let mut spill = 0u32;
+    for (s, out) in symbols.chunks_exact(4).zip(bytes.chunks_exact_mut(3)) {
+        let n = value(s[0]) << 18 | value(s[1]) << 12 | value(s[2]) << 6 | value(s[3]);
+        spill |= n >> 24;
+        out.copy_from_slice(&[(n >> 16) as u8, (n >> 8) as u8, n as u8]);
+    }
+    let rest = &mut bytes[whole * 3..];
+    match (tail, rest) {
+        ([], []) => {}
+        ([a, b], [x]) => {
+            let n = value(*a) << 6 | value(*b);
+            // Two symbols carry 12 bits for 8: the low 4 must be zero.
+            spill |= n >> 12 | n & 0x0f;
+            *x = (n >> 4) as u8;
+        }
+        ([a, b, c], [x, y]) => {
+            let n = value(*a) << 12 | value(*b) << 6 | value(*c);
+            // Three symbols carry 18 bits for 16: the low 2 must be zero.
+            spill |= n >> 18 | n & 0x03;
+            *x = (n >> 10) as u8;
+            *y = (n >> 2) as u8;
+        }
+        _ => return None,
+    }
+    (spill == 0).then_some(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use base64::Engine as _;
+    use proptest::prelude::*;
+
+    const CRATE: base64::engine::GeneralPurpose = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+
+    fn reference_decode<const N: usize>(text: &[u8]) -> Option<[u8; N]> {
+        let mut bytes = [0u8; N];
+        match CRATE.decode_slice(text, &mut bytes) {
+            Ok(n) if n == N => Some(bytes),
+            _ => None,
+        }
+    }
+
+    fn encoded<const N: usize>(bytes: &[u8; N]) -> Vec<u8> {
+        let mut out = vec![0u8; encoded_len(N)];
+        encode(bytes, &mut out);
+        out
+    }
+
+    /// Texts of a handle's length made mostly of alphabet symbols, with the characters a
+    /// forger or a corrupted copy would bring: padding, standard base64's `+` and `/`, others.
+    fn texts(len: usize) -> impl Strategy<Value = Vec<u8>> {
+        let symbol = prop_oneof![
+            8 => proptest::sample::select(ALPHABET.to_vec()),
+            1 => proptest::sample::select(b"=+/.~ \n\x00\xff\xc3".to_vec()),
+        ];
+        proptest::collection::vec(symbol, len)
+    }
+
+    proptest! {
+        #[test]
+        fn encodes_as_the_base64_crate_does(bytes in any::<[u8; 29]>()) {
+            prop_assert_eq!(encoded(&bytes), CRATE.encode(bytes).into_bytes());
+        }
+
+        #[test]
+        fn encodes_every_tail_length_as_the_base64_crate_does(
+            a in any::<[u8; 30]>(), b in any::<[u8; 31]>(), c in any::<[u8; 1]>(),
+        ) {
+            prop_assert_eq!(encoded(&a), CRATE.encode(a).into_bytes());
+            prop_assert_eq!(encoded(&b), CRATE.encode(b).into_bytes());
+            prop_assert_eq!(encoded(&c), CRATE.encode(c).into_bytes());
+        }
+
+        #[test]
+        fn decodes_and_refuses_as_the_base64_crate_does(text in texts(encoded_len(29))) {
+            prop_assert_eq!(decode::<29>(&text), reference_decode::<29>(&text));
+        }
+
+        #[test]
+        fn decodes_every_tail_length_as_the_base64_crate_does(
+            a in texts(encoded_len(30)), b in texts(encoded_len(31)), c in texts(encoded_len(1)),
+        ) {
+            prop_assert_eq!(decode::<30>(&a), reference_decode::<30>(&a));
+            prop_assert_eq!(decode::<31>(&b), reference_decode::<31>(&b));
+            prop_assert_eq!(decode::<1>(&c), reference_decode::<1>(&c));
+        }
+
+        #[test]
+        fn decode_inverts_encode(bytes in any::<[u8; 29]>()) {
+            prop_assert_eq!(decode::<29>(&encoded(&bytes)), Some(bytes));
+        }
+
+        /// Only the data's own bits may be set in the last symbol: a handle has one text.
+        #[test]
+        fn a_last_symbol_with_spare_bits_set_is_refused(bytes in any::<[u8; 29]>(), spare in 1u8..4) {
+            let mut text = encoded(&bytes);
+            let last = text.len() - 1;
+            text[last] = ALPHABET[(VALUES[usize::from(text[last])] | u32::from(spare)) as usize];
+            prop_assert_eq!(decode::<29>(&text), None);
+        }
+    }
+
+    #[test]
+    fn other_lengths_are_refused_and_written_nowhere() {
+        let bytes = [7u8; 29];
+        let text = encoded(&bytes);
+        assert_eq!(decode::<29>(&text[1..]), None);
+        assert_eq!(decode::<29>(&[text.as_slice(), b"A"].concat()), None);
+        let mut short = vec![b'!'; encoded_len(29) - 1];
+        encode(&bytes, &mut short);
+        assert!(short.iter().all(|&c| c == b'!'));
+    }
+}
