@@ -43,14 +43,19 @@ pub(crate) fn encode<const N: usize>(bytes: &[u8; N], out: &mut [u8]) {
     if out.len() != encoded_len(N) {
         return;
     }
-    let groups = bytes.chunks_exact(3);
-    let tail = groups.remainder();
-    let (symbols, rest) = out.split_at_mut(N / 3 * 4);
-    for (g, s) in groups.zip(symbols.chunks_exact_mut(4)) {
-        let n = u32::from(g[0]) << 16 | u32::from(g[1]) << 8 | u32::from(g[2]);
-        s.copy_from_slice(&[symbol(n >> 18), symbol(n >> 12), symbol(n >> 6), symbol(n)]);
+    let whole = N / 3;
+    // Index loops, not `chunks_exact` zipped: the size-optimised wasm calls out for each step of
+    // those iterators, where native code inlines them.
+    for i in 0..whole {
+        let (g, s) = (3 * i, 4 * i);
+        let n = u32::from(bytes[g]) << 16 | u32::from(bytes[g + 1]) << 8 | u32::from(bytes[g + 2]);
+        out[s] = symbol(n >> 18);
+        out[s + 1] = symbol(n >> 12);
+        out[s + 2] = symbol(n >> 6);
+        out[s + 3] = symbol(n);
     }
-    match *tail {
+    let rest = &mut out[whole * 4..];
+    match bytes[whole * 3..] {
         [a] => {
             let n = u32::from(a) << 16;
             rest.copy_from_slice(&[symbol(n >> 18), symbol(n >> 12)]);
@@ -74,15 +79,21 @@ pub(crate) fn decode<const N: usize>(text: &[u8]) -> Option<[u8; N]> {
     }
     let mut bytes = [0u8; N];
     let whole = N / 3;
-    let (symbols, tail) = text.split_at(whole * 4);
     let value = |c: u8| VALUES[usize::from(c)] as u32;
     // Bits above 24 in any group: an invalid symbol.
     let mut spill = 0u32;
-    for (s, out) in symbols.chunks_exact(4).zip(bytes.chunks_exact_mut(3)) {
-        let n = value(s[0]) << 18 | value(s[1]) << 12 | value(s[2]) << 6 | value(s[3]);
+    for i in 0..whole {
+        let (s, g) = (4 * i, 3 * i);
+        let n = value(text[s]) << 18
+            | value(text[s + 1]) << 12
+            | value(text[s + 2]) << 6
+            | value(text[s + 3]);
         spill |= n >> 24;
-        out.copy_from_slice(&[(n >> 16) as u8, (n >> 8) as u8, n as u8]);
+        bytes[g] = (n >> 16) as u8;
+        bytes[g + 1] = (n >> 8) as u8;
+        bytes[g + 2] = n as u8;
     }
+    let tail = &text[whole * 4..];
     let rest = &mut bytes[whole * 3..];
     match (tail, rest) {
         ([], []) => {}
