@@ -96,8 +96,8 @@ node -e '
 # Each runtime loads its JS as one bundle: gzip then sees one stream, and esbuild drops the module
 # boundaries' imports, exports and unmangled names, and the glue's unused code (5-6 KB gzipped
 # less than the same sources minified as separate modules). Minified: comments and long local
-# names are most of the bytes; --keep-names keeps class and function `.name`, which error classes
-# and stack traces show.
+# names are most of the bytes. Not --keep-names: it restores every function's `.name` at 1 KB
+# gzipped; the public classes and functions get theirs from src/names.js instead.
 # Every module exists once per bundle, so what must be one object in a runtime (the Engine
 # class, its private symbols, the one wasm instance in bindings.js) is:
 # - browsers: entry/browser.js, alone.
@@ -111,7 +111,7 @@ node -e '
 #   what both use is one shared module, chunks/workerd.js (named without a hash, so a build that
 #   ever splits into two chunks fails here instead of shipping a graph nobody measured).
 esbuild=node_modules/.bin/esbuild
-bundle=(--bundle --format=esm --minify --keep-names --log-level=warning)
+bundle=(--bundle --format=esm --minify --log-level=warning)
 into=(--outbase="$STAGE" --outdir="$OUT")
 "$esbuild" "$STAGE/entry/browser.js" "${bundle[@]}" "${into[@]}" --platform=browser
 "$esbuild" "$STAGE/entry/node.js" "${bundle[@]}" "${into[@]}" --platform=node
@@ -120,7 +120,7 @@ into=(--outbase="$STAGE" --outdir="$OUT")
   --splitting --chunk-names=chunks/workerd --external:../wasq_bg.wasm
 # CommonJS consumers (`require("wasq")`) get one self-contained bundle of the same ESM sources.
 "$esbuild" "$STAGE/entry-src/node-cjs.js" --bundle --platform=node --format=cjs --target=node20 \
-  --minify --keep-names --log-level=warning --log-override:empty-import-meta=silent \
+  --minify --log-level=warning --log-override:empty-import-meta=silent \
   --outfile="$OUT/entry/node.cjs"
 # Not shipped: the Node entry with the internals that white-box tests and benchmarks use (WasqCore,
 # dispatchText, COMMIT_PACKED, packRecords) as exports, all from one bundle (entry-src/node-internal.js).

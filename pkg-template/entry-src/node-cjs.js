@@ -8,7 +8,12 @@ initSync({ module: readFileSync(join(__dirname, "..", "wasq_bg.wasm")) });
 provide({ WasqCore });
 
 export * from "../src/index.js";
-export { FileStorage } from "../src/storage/file.js";
+import { FileStorage } from "../src/storage/file.js";
+import { keepNames } from "../src/names.js";
+
+export { FileStorage };
 
 /** Loading is synchronous on Node; kept so `await init()` is portable. */
 export async function init() {}
+
+keepNames({ init, FileStorage });

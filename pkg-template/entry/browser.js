@@ -4,7 +4,10 @@ import initWasm, { WasqCore } from "../wasq.js";
 import { provide } from "../src/bindings.js";
 
 export * from "../src/index.js";
-export { FileStorage } from "../src/file-unavailable.js";
+import { FileStorage } from "../src/file-unavailable.js";
+import { keepNames } from "../src/names.js";
+
+export { FileStorage };
 
 let loading = null;
 
@@ -23,3 +26,5 @@ export function init(source) {
   );
   return loading;
 }
+
+keepNames({ init, FileStorage });

@@ -7,7 +7,12 @@ initSync({ module: readFileSync(new URL("../wasq_bg.wasm", import.meta.url)) });
 provide({ WasqCore });
 
 export * from "../src/index.js";
-export { FileStorage } from "../src/storage/file.js";
+import { FileStorage } from "../src/storage/file.js";
+import { keepNames } from "../src/names.js";
+
+export { FileStorage };
 
 /** Loading is synchronous on Node; kept so `await init()` is portable. */
 export async function init() {}
+
+keepNames({ init, FileStorage });

@@ -8,7 +8,12 @@ initSync({ module: wasmModule });
 provide({ WasqCore });
 
 export * from "../src/index.js";
-export { FileStorage } from "../src/file-unavailable.js";
+import { FileStorage } from "../src/file-unavailable.js";
+import { keepNames } from "../src/names.js";
+
+export { FileStorage };
 
 /** Loading is synchronous on workerd; kept so `await init()` is portable. */
 export async function init() {}
+
+keepNames({ init, FileStorage });

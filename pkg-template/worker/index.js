@@ -9,9 +9,12 @@
 // queues, 1), WASQ_ACCOUNT_ID, WASQ_REGION. See docs/edge.md for the design.
 
 import { handleRequest } from "./router.js";
+import { WasqQueue, WasqDirectory } from "./objects.js";
+import { keepNames } from "../src/names.js";
 
-export { WasqQueue, WasqDirectory } from "./objects.js";
-export { handleRequest };
+keepNames({ WasqQueue, WasqDirectory, handleRequest });
+
+export { WasqQueue, WasqDirectory, handleRequest };
 
 export default {
   fetch(request, env) {
