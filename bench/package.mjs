@@ -61,7 +61,9 @@ if (instance === null) throw new Error("the entry made no WebAssembly.Instance")
 const internal = resolve(pkgDir, "internal/node.js");
 const { WasqCore } = await import(pathToFileURL(existsSync(internal) ? internal : resolve(pkgDir, "wasq.js")).href);
 const { Engine, ManualClock, SystemClock, MemoryStorage, createRequestHandler } = wasq;
-const wasmBytes = () => instance.exports.memory.buffer.byteLength;
+// The wasm's exports have minified names (scripts/minify-wasm-names.mjs): find the memory by type.
+const memory = Object.values(instance.exports).find((e) => e instanceof WebAssembly.Memory);
+const wasmBytes = () => memory.buffer.byteLength;
 
 function urlOf(out) {
   return out.QueueUrl;
