@@ -78,9 +78,10 @@ cp pkg-template/package.json pkg-template/README.md pkg-template/index.d.ts "$OU
 # -ocimfs=20: a function with one caller is inlined into it only when it is tiny. Binaryen's
 # default inlines every one, and the wasm then gzips ~15 KB worse (the inlined bodies, spread
 # through large callers, compress less well than the same code as functions).
+# --strip-target-features: the features section is for linkers; engines ignore it (0.1 KB).
 node_modules/.bin/wasm-opt -Oz --converge --low-memory-unused -ocimfs=20 --enable-bulk-memory --enable-nontrapping-float-to-int \
   --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
-  --strip-debug --strip-producers \
+  --strip-debug --strip-producers --strip-target-features \
   "$BINDGEN_OUT/wasq_bg.wasm" -o "$OUT/wasq_bg.wasm"
 # The names the wasm and the glue know each other by (hashed shim names, a module named after a
 # file), shortened in both: ~2 KB gzipped.
