@@ -2,10 +2,11 @@
 // first `new Engine()`. No top-level await: bundlers split such library entries badly.
 import initWasm, { WasqCore } from "../wasq.js";
 import { provide } from "../src/bindings.js";
-
-export * from "../src/index.js";
+import * as api from "../src/index.js";
 import { FileStorage } from "../src/file-unavailable.js";
 import { keepNames } from "../src/names.js";
+
+export * from "../src/index.js";
 
 export { FileStorage };
 
@@ -27,4 +28,4 @@ export function init(source) {
   return loading;
 }
 
-keepNames({ init, FileStorage });
+keepNames({ ...api, init, FileStorage });

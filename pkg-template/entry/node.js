@@ -2,17 +2,18 @@
 import { readFileSync } from "node:fs";
 import { initSync, WasqCore } from "../wasq.js";
 import { provide } from "../src/bindings.js";
+import * as api from "../src/index.js";
+import { FileStorage } from "../src/storage/file.js";
+import { keepNames } from "../src/names.js";
 
 initSync({ module: readFileSync(new URL("../wasq_bg.wasm", import.meta.url)) });
 provide({ WasqCore });
 
 export * from "../src/index.js";
-import { FileStorage } from "../src/storage/file.js";
-import { keepNames } from "../src/names.js";
 
 export { FileStorage };
 
 /** Loading is synchronous on Node; kept so `await init()` is portable. */
 export async function init() {}
 
-keepNames({ init, FileStorage });
+keepNames({ ...api, init, FileStorage });

@@ -3,17 +3,18 @@
 import wasmModule from "../wasq_bg.wasm";
 import { initSync, WasqCore } from "../wasq.js";
 import { provide } from "../src/bindings.js";
+import * as api from "../src/index.js";
+import { FileStorage } from "../src/file-unavailable.js";
+import { keepNames } from "../src/names.js";
 
 initSync({ module: wasmModule });
 provide({ WasqCore });
 
 export * from "../src/index.js";
-import { FileStorage } from "../src/file-unavailable.js";
-import { keepNames } from "../src/names.js";
 
 export { FileStorage };
 
 /** Loading is synchronous on workerd; kept so `await init()` is portable. */
 export async function init() {}
 
-keepNames({ init, FileStorage });
+keepNames({ ...api, init, FileStorage });
