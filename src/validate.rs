@@ -193,7 +193,9 @@ fn check_attribute_name(name: &str) -> Result<(), SqsError> {
             "You can't use message attribute names beginning with 'AWS.' or 'Amazon.'. These strings are reserved for internal use. Additionally, they cannot start or end with '.'.",
         );
     }
-    if name.contains("..") {
+    // Two bytes compared in a loop: `contains("..")` links the two-way substring searcher (its
+    // only user, 1.5 KB of wasm).
+    if name.as_bytes().windows(2).any(|w| w == b"..") {
         return fail("Message (user) attribute names can not have successive '.' characters.");
     }
     Ok(())

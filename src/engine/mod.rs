@@ -94,7 +94,10 @@ pub struct Engine {
     deleted_names: SortedMap<String, u64>,
     /// `(next deadline, queue uid)` for every queue that has one: the engine-wide timer index.
     deadlines: BTreeSet<(u64, u64)>,
-    queue_deadline: FxHashMap<u64, u64>,
+    /// Each queue's deadline as filed in `deadlines`. Held as `u128` only so that this map is the
+    /// same type as the deduplication table's ids (`queue/dedup.rs`), one instantiation of the
+    /// hash table's code in the wasm instead of two; one entry per queue, not per message.
+    queue_deadline: FxHashMap<u64, u128>,
     /// Move tasks in creation order (few; a Vec keeps the wasm small).
     tasks: Vec<MoveTask>,
     next_seq: u64,
@@ -106,7 +109,10 @@ pub struct Engine {
     queue_realism: Vec<(String, Realism)>,
     dice: realism::Dice,
     throttle_window: u64,
-    throttle_counts: FxHashMap<(u64, &'static str, u32), u32>,
+    /// Calls counted in this second, by `[queue uid, action index << 32 | partition]`: the key
+    /// and value types of the deduplication table's `by_key` (one instantiation of the hash
+    /// table's code in the wasm instead of two).
+    throttle_counts: FxHashMap<[u64; 2], u64>,
 }
 
 const QUEUE_REUSE_WAIT_MS: u64 = 60_000;
@@ -242,18 +248,20 @@ impl Engine {
             self.throttle_counts.clear();
         }
         let name = q.name.clone();
-        let count = self
-            .throttle_counts
-            .entry((uid, action, partition))
-            .or_insert(0);
-        if *count >= limit {
+        let action_index = api::MESSAGE_ACTIONS
+            .iter()
+            .position(|a| *a == action)
+            .unwrap_or(api::MESSAGE_ACTIONS.len()) as u64;
+        let key = [uid, action_index << 32 | u64::from(partition)];
+        let count = self.throttle_counts.get(&key).copied().unwrap_or(0);
+        if count >= u64::from(limit) {
             self.journal
                 .event(now, &name, || crate::events::EventKind::Throttled {
                     action: action.to_string(),
                 });
             return Err(SqsError::RequestThrottled("Rate exceeded".into()));
         }
-        *count += 1;
+        self.throttle_counts.insert(key, count + 1);
         Ok(())
     }
 
@@ -428,7 +436,7 @@ impl Engine {
     /// Re-file a queue in the engine-wide deadline index after its own index changed.
     fn sync_deadline(&mut self, uid: u64) {
         let next = self.queues.get(&uid).and_then(Queue::next_deadline);
-        let old = self.queue_deadline.get(&uid).copied();
+        let old = self.queue_deadline.get(&uid).map(|&d| d as u64);
         if old == next {
             return;
         }
@@ -438,7 +446,7 @@ impl Engine {
         }
         if let Some(next) = next {
             self.deadlines.insert((next, uid));
-            self.queue_deadline.insert(uid, next);
+            self.queue_deadline.insert(uid, u128::from(next));
         }
     }
 

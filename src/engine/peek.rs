@@ -99,16 +99,14 @@ impl Engine {
             messages.push(Value::Object(m));
         }
         let mut out = Map::new();
-        out.insert(
-            "queue".into(),
-            json!({
-                "name": q.name,
-                "url": self.url(ctx, &q.name),
-                "arn": self.arn(&q.name),
-                "fifo": q.fifo(),
-                "attributes": attributes,
-            }),
-        );
+        // Built by hand so that the attribute map is moved in (`json!` would copy it).
+        let mut queue = Map::new();
+        queue.insert("name".into(), Value::String(q.name.clone()));
+        queue.insert("url".into(), Value::String(self.url(ctx, &q.name)));
+        queue.insert("arn".into(), Value::String(self.arn(&q.name)));
+        queue.insert("fifo".into(), Value::Bool(q.fifo()));
+        queue.insert("attributes".into(), Value::Object(attributes));
+        out.insert("queue".into(), Value::Object(queue));
         out.insert("now".into(), json!(now));
         out.insert("messages".into(), Value::Array(messages));
         if q.fifo() {

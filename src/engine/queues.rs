@@ -264,7 +264,10 @@ impl Engine {
         if out.is_empty() {
             return Ok(json!({}));
         }
-        Ok(json!({ "Attributes": out }))
+        // The map moved in, not `json!`'s copy of it (`to_value(&out)` clones a whole map).
+        let mut answer = Map::new();
+        answer.insert("Attributes".into(), Value::Object(out));
+        Ok(Value::Object(answer))
     }
 
     /// One attribute as GetQueueAttributes renders it (counters included).

@@ -532,7 +532,22 @@ impl Engine {
         value: &'a [u8],
         into: &mut Read<'a>,
     ) -> Result<(), RestoreError> {
-        let corrupt = |what: &str| RestoreError::Corrupt(format!("record {key:?}: {what}"));
+        // Every reason a record is refused is named with its key here, once, rather than at each
+        // of the fields' many `?`s (a call to the formatting and a drop each, in the wasm).
+        match self.read_fields(key, value, into) {
+            Ok(()) => Ok(()),
+            Err(Bad::What(what)) => Err(RestoreError::Corrupt(format!("record {key:?}: {what}"))),
+            Err(Bad::Newer(e)) => Err(e),
+        }
+    }
+
+    /// `read_record`'s work; a failure says what is wrong, not yet with the record's key.
+    fn read_fields<'a>(
+        &mut self,
+        key: &'a str,
+        value: &'a [u8],
+        into: &mut Read<'a>,
+    ) -> Result<(), Bad> {
         // Message and deduplication keys in the writer's form are read by their bytes; the
         // parts then only say which kind the record is.
         let message_key = reader::message_key(key);
@@ -546,31 +561,24 @@ impl Engine {
                 segments.next(),
             ],
         };
-        let hex = |s: &str| reader::key_hex(s).ok_or_else(|| corrupt("bad key"));
+        let hex = |s: &str| reader::key_hex(s).ok_or_else(|| String::from("bad key"));
         // After the value, as the key's numbers always were read.
-        let numbers = |q: &str, n: &str| match message_key {
-            Some((_, q, n)) => Ok((q, n)),
-            None => Ok((hex(q)?, hex(n)?)),
+        let numbers = |q: &str, n: &str| -> Result<(u64, u64), String> {
+            match message_key {
+                Some((_, q, n)) => Ok((q, n)),
+                None => Ok((hex(q)?, hex(n)?)),
+            }
         };
-        let text = std::str::from_utf8(value).map_err(|e| corrupt(&e.to_string()))?;
+        let text = std::str::from_utf8(value).map_err(|e| e.to_string())?;
         // One general JSON reader (text into `Value`) for every record the fast reader does
         // not take: each reader type is more wasm.
-        let parse = || -> Result<Value, RestoreError> {
-            serde_json::from_str(text).map_err(|e| corrupt(&e.to_string()))
-        };
-        macro_rules! read {
-            ($r:expr $(,)?) => {
-                $r.map_err(|e: String| corrupt(&e))
-            };
-        }
+        let parse =
+            || -> Result<Value, String> { serde_json::from_str(text).map_err(|e| e.to_string()) };
         match parts {
             [Some("m"), Some(q), Some(s), None] => {
                 let record = match reader::content(text) {
                     Some(record) => record,
-                    None => {
-                        let v = parse()?;
-                        read!(content_from_value(&v))?
-                    }
+                    None => content_from_value(&parse()?)?,
                 };
                 into.contents.push((numbers(q, s)?, record));
                 return Ok(());
@@ -578,10 +586,7 @@ impl Engine {
             [Some("s"), Some(q), Some(s), None] => {
                 let record = match reader::state(text) {
                     Some(record) => record,
-                    None => {
-                        let v = parse()?;
-                        read!(state_from_value(&v))?
-                    }
+                    None => state_from_value(&parse()?)?,
                 };
                 into.states.push((numbers(q, s)?, record));
                 return Ok(());
@@ -589,10 +594,7 @@ impl Engine {
             [Some("d"), Some(q), Some(n), None] => {
                 let record = match reader::dedup(text) {
                     Some(record) => record,
-                    None => {
-                        let v = parse()?;
-                        read!(dedup_from_value(&v))?
-                    }
+                    None => dedup_from_value(&parse()?)?,
                 };
                 let (q, n) = numbers(q, n)?;
                 into.dedups.push((q, n, record));
@@ -601,73 +603,86 @@ impl Engine {
             _ => {}
         }
         let v = parse()?;
-        let f = Fields::of(&v).map_err(|e| corrupt(&e))?;
+        let f = Fields::of(&v)?;
         match parts {
             [Some("meta"), None, ..] => {
                 let version = v.get("v").and_then(|v| v.as_u64()).unwrap_or(0) as u32;
                 if version > FORMAT_VERSION {
-                    return Err(RestoreError::UnsupportedVersion {
+                    return Err(Bad::Newer(RestoreError::UnsupportedVersion {
                         found: version,
                         supported: FORMAT_VERSION,
-                    });
+                    }));
                 }
-                read!(f.u32("v"))?;
+                f.u32("v")?;
                 into.meta = Some(MetaRecord {
                     version,
-                    seed: read!(f.opt_u64("seed"))?,
-                    next_seq: read!(f.u64("next_seq"))?,
-                    next_queue: read!(f.u64("next_queue"))?,
-                    next_task: read!(f.u64("next_task"))?,
+                    seed: f.opt_u64("seed")?,
+                    next_seq: f.u64("next_seq")?,
+                    next_queue: f.u64("next_queue")?,
+                    next_task: f.u64("next_task")?,
                 });
             }
             [Some("q"), Some(q), None, _] => {
+                let bad_tags = || String::from("invalid value for field `tags`");
                 let Some(Value::Object(tag_map)) = f.opt("tags") else {
-                    return Err(corrupt("invalid value for field `tags`"));
+                    return Err(bad_tags().into());
                 };
                 let tags = tag_map
                     .iter()
                     .map(|(k, v)| Ok((k.clone(), v.as_str().ok_or(())?.to_string())))
                     .collect::<Result<_, ()>>()
-                    .map_err(|()| corrupt("invalid value for field `tags`"))?;
+                    .map_err(|()| bad_tags())?;
                 let attrs = f
                     .opt("attrs")
-                    .ok_or_else(|| corrupt("missing field `attrs`"))?;
+                    .ok_or_else(|| String::from("missing field `attrs`"))?;
                 let record = QueueRecord {
-                    name: read!(f.string("name"))?,
-                    attrs: read!(codec::read_attributes(attrs))?,
+                    name: f.string("name")?,
+                    attrs: codec::read_attributes(attrs)?,
                     tags,
-                    created_at: read!(f.u64("created_at"))?,
-                    modified_at: read!(f.u64("modified_at"))?,
-                    last_purge: read!(f.opt_u64("last_purge"))?,
-                    dedup_per_group: read!(f.bool("dedup_per_group"))?,
-                    next_dedup: read!(f.u64("next_dedup"))?,
-                    next_attempt: read!(f.opt_u64("next_attempt"))?.unwrap_or(0),
+                    created_at: f.u64("created_at")?,
+                    modified_at: f.u64("modified_at")?,
+                    last_purge: f.opt_u64("last_purge")?,
+                    dedup_per_group: f.bool("dedup_per_group")?,
+                    next_dedup: f.u64("next_dedup")?,
+                    next_attempt: f.opt_u64("next_attempt")?.unwrap_or(0),
                 };
                 into.queues.push((hex(q)?, record));
             }
             [Some("a"), Some(q), Some(_), None] => {
                 let attempt = f
                     .opt("attempt")
-                    .ok_or_else(|| corrupt("missing field `attempt`"))?;
+                    .ok_or_else(|| String::from("missing field `attempt`"))?;
                 let record = AttemptRecord {
-                    id: read!(f.string("id"))?,
-                    attempt: read!(codec::read_attempt(attempt))?,
+                    id: f.string("id")?,
+                    attempt: codec::read_attempt(attempt)?,
                 };
                 into.attempts.push((hex(q)?, record));
             }
             [Some("x"), Some(name), None, _] => {
-                let at = read!(f.u64("at"))?;
+                let at = f.u64("at")?;
                 self.deleted_names.insert(name.to_string(), at);
             }
             [Some("t"), Some(t), None, _] => {
-                let task: MoveTask = read!(codec::read_task(&v))?;
+                let task: MoveTask = codec::read_task(&v)?;
                 if task.id != hex(t)? {
-                    return Err(corrupt("task id does not match its key"));
+                    return Err(String::from("task id does not match its key").into());
                 }
                 self.tasks.push(task);
             }
-            _ => return Err(corrupt("unknown record kind")),
+            _ => return Err(String::from("unknown record kind").into()),
         }
         Ok(())
+    }
+}
+
+/// Why `read_fields` refused a record: what is wrong with it, or a store of a newer format.
+enum Bad {
+    What(String),
+    Newer(RestoreError),
+}
+
+impl From<String> for Bad {
+    fn from(what: String) -> Self {
+        Bad::What(what)
     }
 }

@@ -326,20 +326,33 @@ fn canonical_query(raw: &str, presigned: bool) -> String {
         })
         .collect();
     pairs.sort();
-    pairs
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join("&")
+    // Pushed in place rather than joined from a `Vec<String>`: `join` over `String`s is a
+    // second instantiation of it beside the `&str` one the rest of this file uses.
+    let mut out = String::new();
+    for (i, (k, v)) in pairs.iter().enumerate() {
+        if i > 0 {
+            out.push('&');
+        }
+        out.push_str(k);
+        out.push('=');
+        out.push_str(v);
+    }
+    out
 }
 
 fn canonical_header_value(req: &HttpRequest, name: &str) -> String {
-    req.headers
+    let values = req
+        .headers
         .iter()
-        .filter(|(k, _)| k.eq_ignore_ascii_case(name))
-        .map(|(_, v)| v.split_whitespace().collect::<Vec<_>>().join(" "))
-        .collect::<Vec<_>>()
-        .join(",")
+        .filter(|(k, _)| k.eq_ignore_ascii_case(name));
+    let mut out = String::new();
+    for (i, (_, v)) in values.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&v.split_whitespace().collect::<Vec<_>>().join(" "));
+    }
+    out
 }
 
 /// The canonical request (exposed for the tests that compare it with botocore's).
