@@ -452,6 +452,64 @@ fn an_exported_fifo_group_is_blocked_and_its_order_kept() {
     assert_eq!(a.counts(&dlq), (1, 1, 0));
 }
 
+/// Export takes what a receive could: the oldest visible messages of a standard queue (not
+/// those in flight), and in a FIFO queue the visible head runs of the ready groups, the group
+/// with the oldest head first, never a group with a message in flight.
+#[test]
+fn an_export_takes_the_oldest_visible_messages_and_ready_groups_oldest_first() {
+    let mut a = Sqs::new();
+    let std_q = a.create("plain", json!({}));
+    for body in ["m0", "m1", "m2", "m3", "m4"] {
+        a.send(&std_q, body);
+    }
+    assert_eq!(bodies(&a.receive(&std_q, 2)), ["m0", "m1"]);
+    let export = |a: &mut Sqs, url: &str, max: u64| -> Vec<String> {
+        let out = internal(
+            a,
+            "ExportMessages",
+            json!({"QueueUrl": url, "MaxNumberOfMessages": max, "VisibilityTimeout": 0}),
+        )
+        .unwrap();
+        out["Messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["Body"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(export(&mut a, &std_q, 2), ["m2", "m3"]);
+    assert_eq!(export(&mut a, &std_q, 10), ["m2", "m3", "m4"]);
+
+    let fifo = a.create_fifo("groups.fifo", json!({}));
+    // Heads by age: c (oldest), then a, then b; a's second message was sent last.
+    for (i, (group, body)) in [
+        ("c", "c0"),
+        ("a", "a0"),
+        ("b", "b0"),
+        ("c", "c1"),
+        ("a", "a1"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        a.send_with(
+            &fifo,
+            body,
+            json!({"MessageGroupId": group, "MessageDeduplicationId": format!("d{i}")}),
+        );
+    }
+    assert_eq!(export(&mut a, &fifo, 10), ["c0", "c1", "a0", "a1", "b0"]);
+    assert_eq!(export(&mut a, &fifo, 3), ["c0", "c1", "a0"]);
+    // Group c in flight: it gives nothing, and the others keep their order.
+    let got = a.receive(&fifo, 1);
+    assert_eq!(bodies(&got), ["c0"]);
+    assert_eq!(export(&mut a, &fifo, 10), ["a0", "a1", "b0"]);
+    // c0 deleted: c's head is now c1, the newest head, so c comes last (groups are taken by
+    // their heads' age, not in the order they were first seen).
+    a.delete(&fifo, &handle(&got[0]));
+    assert_eq!(export(&mut a, &fifo, 10), ["a0", "a1", "b0", "c1"]);
+}
+
 #[test]
 fn a_bad_visibility_timeout_is_refused_and_changes_nothing() {
     let mut a = Sqs::new();

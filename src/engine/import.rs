@@ -226,25 +226,26 @@ impl Engine {
         };
         let q = self.queue(uid)?;
         let max = max as usize;
-        // FIFO: the visible head run of each group, as a receive would take them, so a group
-        // with a message in flight gives nothing and order within a group is kept.
+        // FIFO: the visible head run of each ready group (oldest head first), as a receive would
+        // take them, so a group with a message in flight gives nothing and order within a group
+        // is kept. Standard: the oldest visible messages. Both walk only what they take and what
+        // they skip over: a move task exports from a dead-letter queue ten at a time, many times
+        // a second, and collecting every message's sequence (or every group) on each call made
+        // that quadratic in the backlog.
         let seqs: Vec<u64> = if q.fifo() {
             let mut out = Vec::new();
-            for g in q.fifo_groups.keys() {
+            for g in q.ready_groups_by_head() {
                 if out.len() >= max {
                     break;
                 }
-                out.extend(q.group_head_run(*g, max - out.len()));
+                out.extend(q.group_head_run(g, max - out.len()));
             }
             out
         } else {
-            q.seqs_in_order()
-                .into_iter()
-                .filter(|seq| {
-                    q.messages
-                        .get(seq)
-                        .is_some_and(|m| m.state == MessageState::Visible)
-                })
+            q.messages
+                .in_seq_order()
+                .filter(|m| m.state == MessageState::Visible)
+                .map(|m| m.seq)
                 .take(max)
                 .collect()
         };

@@ -480,6 +480,11 @@ impl Queue {
         self.ready_groups.first().map(|(_, g)| *g as u32)
     }
 
+    /// The FIFO groups whose head is visible, oldest head first: what a receive could take.
+    pub(crate) fn ready_groups_by_head(&self) -> impl Iterator<Item = u32> + '_ {
+        self.ready_groups.iter().map(|&(_, group)| group as u32)
+    }
+
     /// The visible messages at the head of a FIFO group, in order, up to the first that is not.
     pub(crate) fn group_head_run(&self, group: u32, limit: usize) -> Vec<u64> {
         let Some(g) = self.fifo_groups.get(&group) else {

@@ -308,18 +308,23 @@ impl Messages {
         self.ordered.values().chain(self.others.values())
     }
 
-    /// Every message's sequence, in order: the two stores' runs merged (no sort, which would be
-    /// one more instantiation in the wasm).
+    /// Every message, in sequence order: the two stores' runs merged as they are walked (no sort,
+    /// which would be one more instantiation in the wasm). Lazy, so that a caller that wants the
+    /// first few (an export of the oldest visible messages) touches only those and what it skips.
+    pub(crate) fn in_seq_order(&self) -> impl Iterator<Item = &Message> {
+        let mut ordered = self.ordered.in_order().peekable();
+        let mut others = self.others.in_order().peekable();
+        std::iter::from_fn(move || match (ordered.peek(), others.peek()) {
+            (Some(a), Some(b)) if b.seq < a.seq => others.next(),
+            (Some(_), _) => ordered.next(),
+            (None, _) => others.next(),
+        })
+    }
+
+    /// Every message's sequence, in order.
     pub(crate) fn seqs_in_order(&self) -> Vec<u64> {
         let mut out = Vec::with_capacity(self.ordered.len + self.others.len);
-        let mut others = self.others.in_order().map(|m| m.seq).peekable();
-        for seq in self.ordered.in_order().map(|m| m.seq) {
-            while let Some(other) = others.next_if(|o| *o < seq) {
-                out.push(other);
-            }
-            out.push(seq);
-        }
-        out.extend(others);
+        out.extend(self.in_seq_order().map(|m| m.seq));
         out
     }
 }
