@@ -403,6 +403,69 @@ fn receive_scaling(c: &mut Criterion) {
     g.finish();
 }
 
+/// The `RemoveMessages` entry naming an exported message (kept apart so the same loop can be
+/// pointed at an older engine's parameter shape for a before/after run).
+fn removal(m: &Value) -> Value {
+    json!({"MessageId": m["MessageId"], "Sequence": m["Sequence"]})
+}
+
+/// One move-task step inside one engine, as the edge runs it between two: ExportMessages of the
+/// ten oldest, ImportMessages of ten (fresh ids, so none is skipped), RemoveMessages of the ten
+/// exported. The queue keeps its size, so every iteration sees `n` messages; each call used to
+/// walk all of them (BENCHMARKS.md "ImportMessages and RemoveMessages on a large queue").
+fn internal_step(svc: &mut Service, fresh: &mut u64) {
+    let ctx = CallContext::default();
+    let call = |svc: &mut Service, op: &str, params: Value| -> Value {
+        let out = svc
+            .internal(NOW, &ctx, op, &params.to_string())
+            .expect("internal operation");
+        serde_json::from_str(&out).expect("internal answers JSON")
+    };
+    let out = call(
+        svc,
+        "ExportMessages",
+        json!({"QueueUrl": STD_URL, "MaxNumberOfMessages": 10}),
+    );
+    let exported = out["Messages"].as_array().expect("exported messages");
+    let imports: Vec<Value> = exported
+        .iter()
+        .map(|m| {
+            *fresh += 1;
+            let mut m = m.clone();
+            m["MessageId"] = json!(format!("00000000-0000-4000-8000-{:012x}", *fresh));
+            m
+        })
+        .collect();
+    let out = call(
+        svc,
+        "ImportMessages",
+        json!({"QueueUrl": STD_URL, "Messages": imports}),
+    );
+    assert_eq!(out["Imported"], 10);
+    let removals: Vec<Value> = exported.iter().map(removal).collect();
+    let out = call(
+        svc,
+        "RemoveMessages",
+        json!({"QueueUrl": STD_URL, "Messages": removals}),
+    );
+    assert_eq!(out["Removed"], 10);
+    svc.take_changes();
+}
+
+fn internal_scaling(c: &mut Criterion) {
+    let mut g = c.benchmark_group("move step of 10/standard queue of N");
+    g.throughput(Throughput::Elements(10));
+    for n in [10_000usize, 100_000, 1_000_000] {
+        let mut svc = None;
+        let mut fresh = 0u64;
+        g.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, &n| {
+            let svc = svc.get_or_insert_with(|| standard_queue(n));
+            b.iter(|| internal_step(svc, &mut fresh))
+        });
+    }
+    g.finish();
+}
+
 /// Every record of a standard queue holding `n` messages, as storage holds them.
 fn stored_records(n: usize) -> Vec<(String, Vec<u8>)> {
     let mut svc = Service::new(config(true, false));
@@ -455,7 +518,7 @@ criterion_group! {
         .sample_size(20)
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(2));
-    targets = cycles, receive_scaling, restore
+    targets = cycles, receive_scaling, internal_scaling, restore
 }
 
 /// `WASQ_FIXED_CYCLES=<n> WASQ_PATH=<dispatch|typed|typed-lent|json> WASQ_CONFIG=<persist+observe|persist

@@ -78,7 +78,7 @@ fn a_message_moves_between_engines_with_its_identity() {
     let removed = internal(
         &mut a,
         "RemoveMessages",
-        json!({"QueueUrl": dlq, "MessageIds": list.iter().map(|m| m["MessageId"].clone()).collect::<Vec<_>>()}),
+        json!({"QueueUrl": dlq, "Messages": removals(&Value::Array(list.clone()))}),
     )
     .unwrap();
     assert_eq!(removed["Removed"], 2);
@@ -253,6 +253,14 @@ fn bad_input_is_refused_and_changes_nothing() {
             "InvalidParameterValueException",
         ),
         (
+            json!({"QueueUrl": dlq, "Messages": [with("Sequence", json!("1"))]}),
+            "InvalidParameterValueException",
+        ),
+        (
+            json!({"QueueUrl": dlq, "Messages": [with("Sequence", json!(-1))]}),
+            "InvalidParameterValueException",
+        ),
+        (
             json!({"QueueUrl": dlq, "Messages": [with("Surprise", json!(1))]}),
             "InvalidParameterValueException",
         ),
@@ -282,7 +290,20 @@ fn bad_input_is_refused_and_changes_nothing() {
     for (op, params) in [
         (
             "RemoveMessages",
-            json!({"QueueUrl": dlq, "MessageIds": ["nope"]}),
+            json!({"QueueUrl": dlq, "Messages": [{"MessageId": "nope", "Sequence": 1}]}),
+        ),
+        (
+            "RemoveMessages",
+            json!({"QueueUrl": dlq, "Messages": [{"MessageId": good["MessageId"]}]}),
+        ),
+        (
+            "RemoveMessages",
+            json!({"QueueUrl": dlq, "Messages": [{"MessageId": good["MessageId"],
+                "Sequence": good["Sequence"], "Body": "x"}]}),
+        ),
+        (
+            "RemoveMessages",
+            json!({"QueueUrl": dlq, "MessageIds": [good["MessageId"]]}),
         ),
         (
             "ExportMessages",
@@ -354,6 +375,15 @@ fn no_sqs_entry_point_reaches_the_internal_operations() {
     assert_eq!(a.counts(&dlq), (1, 0, 0));
 }
 
+/// What RemoveMessages takes for exported messages: each one's MessageId and Sequence.
+fn removals(list: &Value) -> Vec<Value> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|m| json!({"MessageId": m["MessageId"], "Sequence": m["Sequence"]}))
+        .collect()
+}
+
 fn ids_of(list: &Value) -> Vec<Value> {
     list.as_array()
         .unwrap()
@@ -403,7 +433,7 @@ fn an_export_hides_its_messages_until_the_deadline_as_a_receive_does() {
     let removed = internal(
         &mut a,
         "RemoveMessages",
-        json!({"QueueUrl": dlq, "MessageIds": ids_of(&retry)}),
+        json!({"QueueUrl": dlq, "Messages": removals(&retry)}),
     )
     .unwrap();
     assert_eq!(removed["Removed"], 2);
@@ -539,4 +569,158 @@ fn a_bad_visibility_timeout_is_refused_and_changes_nothing() {
     assert_eq!(free["Messages"][0]["Body"], "one");
     assert_eq!(a.batches, before, "0 locks nothing");
     assert_eq!(a.counts(&dlq), (1, 0, 0));
+}
+
+/// A standard queue `dlq` in a fresh engine (seed `seed`) that already holds `plain` messages
+/// of its own, beside whatever is imported: the imports must be told apart from those.
+fn standard_destination(seed: u64, now: u64, plain: usize) -> (Sqs, String) {
+    let mut b = Sqs::with_config(wasq::EngineConfig {
+        seed,
+        ..Default::default()
+    });
+    b.now = now;
+    let dlq = b.create("dlq", json!({}));
+    for i in 0..plain {
+        b.send(&dlq, &format!("own {i}"));
+    }
+    (b, dlq)
+}
+
+fn import(h: &mut Sqs, url: &str, list: &Value) -> Value {
+    internal(
+        h,
+        "ImportMessages",
+        json!({"QueueUrl": url, "Messages": list}),
+    )
+    .unwrap()
+}
+
+#[test]
+fn removal_takes_the_message_at_its_sequence_only_while_it_has_that_id() {
+    let mut a = Sqs::new();
+    let q = a.create("q", json!({}));
+    a.send(&q, "one");
+    a.send(&q, "two");
+    let list = internal(
+        &mut a,
+        "ExportMessages",
+        json!({"QueueUrl": q, "VisibilityTimeout": 0}),
+    )
+    .unwrap()["Messages"]
+        .clone();
+    let (first, second) = (&list[0], &list[1]);
+    assert_ne!(first["Sequence"], second["Sequence"]);
+    // Each id paired with the other's sequence: nothing matches, nothing changes.
+    let crossed = json!([
+        {"MessageId": first["MessageId"], "Sequence": second["Sequence"]},
+        {"MessageId": second["MessageId"], "Sequence": first["Sequence"]},
+    ]);
+    let before = a.peek(&q);
+    a.sync();
+    let r = internal(
+        &mut a,
+        "RemoveMessages",
+        json!({"QueueUrl": q, "Messages": crossed}),
+    )
+    .unwrap();
+    assert_eq!(r["Removed"], 0);
+    assert_eq!(a.peek(&q), before);
+    // Named twice, removed once.
+    let twice = json!([removals(&list)[1].clone(), removals(&list)[1].clone()]);
+    let r = internal(
+        &mut a,
+        "RemoveMessages",
+        json!({"QueueUrl": q, "Messages": twice}),
+    )
+    .unwrap();
+    assert_eq!(r["Removed"], 1);
+    assert_eq!(bodies(&a.receive(&q, 10)), ["one"]);
+}
+
+#[test]
+fn a_repeated_import_is_recognised_among_the_queues_own_messages_and_after_a_restore() {
+    let mut a = Sqs::new();
+    let src = a.create("src", json!({}));
+    a.send(&src, "moved");
+    let list =
+        internal(&mut a, "ExportMessages", json!({"QueueUrl": src})).unwrap()["Messages"].clone();
+    let (mut b, dlq) = standard_destination(5, a.now, 5);
+    assert_eq!(import(&mut b, &dlq, &list)["Imported"], 1);
+    assert_eq!(import(&mut b, &dlq, &list)["Imported"], 0);
+    // Without its Sequence, the copy is still found: it keeps an id its new sequence does not
+    // derive.
+    let mut bare = list.clone();
+    bare[0].as_object_mut().unwrap().remove("Sequence");
+    assert_eq!(import(&mut b, &dlq, &bare)["Imported"], 0);
+    let mut b = b.restored();
+    assert_eq!(
+        import(&mut b, &dlq, &list)["Imported"],
+        0,
+        "after a restore"
+    );
+    assert_eq!(b.counts(&dlq), (6, 0, 0));
+    // Once the copy is deleted, a standard queue takes the message again (it has no
+    // deduplication history), and one list naming it twice adds it once.
+    let copy = b
+        .receive(&dlq, 10)
+        .into_iter()
+        .find(|m| m["MessageId"] == list[0]["MessageId"])
+        .expect("all six are received, the copy among them");
+    b.delete(&dlq, &handle(&copy));
+    let twice = json!([list[0].clone(), list[0].clone()]);
+    let r = import(&mut b, &dlq, &twice);
+    assert_eq!(r["Imported"], 1);
+    assert_eq!(r["Skipped"], json!([list[0]["MessageId"]]));
+}
+
+#[test]
+fn a_message_imported_back_into_its_own_queue_is_recognised_by_its_sequence() {
+    let mut a = Sqs::new();
+    let q = a.create("q", json!({}));
+    let sent = a.send(&q, "mine");
+    let list = internal(
+        &mut a,
+        "ExportMessages",
+        json!({"QueueUrl": q, "VisibilityTimeout": 0}),
+    )
+    .unwrap()["Messages"]
+        .clone();
+    assert_eq!(list[0]["MessageId"], sent["MessageId"]);
+    // Its id is the one this engine derives from that sequence: no index holds it.
+    let r = import(&mut a, &q, &list);
+    assert_eq!(r["Imported"], 0);
+    assert_eq!(r["Skipped"], json!([sent["MessageId"]]));
+    assert_eq!(a.counts(&q), (1, 0, 0));
+}
+
+#[test]
+fn an_id_two_held_messages_keep_is_recognised_until_both_are_gone() {
+    let mut a = Sqs::new();
+    let src = a.create("src", json!({}));
+    a.send(&src, "moved");
+    let list =
+        internal(&mut a, "ExportMessages", json!({"QueueUrl": src})).unwrap()["Messages"].clone();
+    let (mut b, dlq) = standard_destination(13, a.now, 0);
+    import(&mut b, &dlq, &list);
+    // Realism: every delivery leaves a second copy with the same MessageId.
+    b.svc.set_realism(
+        None,
+        None,
+        Some(wasq::Realism {
+            duplicate_delivery: 1.0,
+            ..Default::default()
+        }),
+    );
+    let got = b.receive(&dlq, 1);
+    assert_eq!(got[0]["MessageId"], list[0]["MessageId"]);
+    b.svc
+        .set_realism(None, None, Some(wasq::Realism::default()));
+    assert_eq!(b.counts(&dlq), (1, 1, 0), "the copy is visible");
+    b.delete(&dlq, &handle(&got[0]));
+    // The copy still holds the id.
+    assert_eq!(import(&mut b, &dlq, &list)["Imported"], 0);
+    let copy = b.receive(&dlq, 1);
+    assert_eq!(copy[0]["MessageId"], list[0]["MessageId"]);
+    b.delete(&dlq, &handle(&copy[0]));
+    assert_eq!(import(&mut b, &dlq, &list)["Imported"], 1);
 }

@@ -211,6 +211,14 @@ function delivered(res, protocol) {
 }
 
 /** An engine response carried back to the Worker: status, headers (JSON) and body. */
+/**
+ * What RemoveMessages takes for a message ExportMessages gave: its id and its sequence in the
+ * exporting engine, which the engine goes to directly (the removal costs O(batch), not O(queue)).
+ */
+export function removal({ MessageId, Sequence }) {
+  return { MessageId, Sequence };
+}
+
 export function encodeHttp(res) {
   return new Response(res.body, {
     status: 200,

@@ -23,6 +23,7 @@
 // step exports it again and its import is skipped (unless the copy was already received and
 // deleted from a standard destination in between; a FIFO destination remembers it 5 minutes).
 
+import { removal } from "./host.js";
 import { groupHash } from "./partition.js";
 import * as wire from "./wire.js";
 
@@ -353,7 +354,7 @@ export class MoveTasks {
       const object = dest.record.locations[groupHash(moved.Extra?.group_id || moved.MessageId) % dest.record.partitions];
       const key = `${dest.name}\n${object}`;
       if (!byTarget.has(key)) byTarget.set(key, { dest, object, list: [] });
-      byTarget.get(key).list.push([m.MessageId, moved]);
+      byTarget.get(key).list.push([removal(m), moved]);
     }
 
     const done = [];
@@ -361,14 +362,14 @@ export class MoveTasks {
     for (const { dest, object, list } of byTarget.values()) {
       try {
         await this.host.post(object, "/import", { context, name: dest.name, messages: list.map(([, moved]) => moved) });
-        done.push(...list.map(([id]) => id));
+        done.push(...list.map(([exported]) => exported));
       } catch (err) {
         // The destination went away: the task fails, the messages stay. Anything else (an
         // object restarting) is retried by the next step.
         if (/QueueDoesNotExist|NonExistentQueue|queue does not exist/i.test(`${err?.name} ${err?.message}`)) failure ??= NON_EXISTENT;
       }
     }
-    if (done.length) await this.host.post(loc, "/remove", { context, name: task.sourceName, ids: done });
+    if (done.length) await this.host.post(loc, "/remove", { context, name: task.sourceName, messages: done });
     // All removed: this batch leaves nothing locked.
     if (done.length === messages.length) task.lockedUntil = lockedBefore;
     return { received: messages.length, moved: done.length, failure };

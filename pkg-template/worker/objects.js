@@ -14,7 +14,7 @@
 // ListDeadLetterSourceQueues are answered by the real engine. After a change it succeeds at, it
 // pushes the queue's settable attributes to the partitions (and shadows) before answering.
 
-import { EngineHost, encodeHttp, decodeHttp } from "./host.js";
+import { EngineHost, encodeHttp, decodeHttp, removal } from "./host.js";
 import { partitionsFor, objectName, groupHash, SETTABLE } from "./partition.js";
 import { MoveTasks, MOVE_ACTIONS } from "./move-tasks.js";
 import * as wire from "./wire.js";
@@ -47,7 +47,7 @@ export class WasqQueue extends EngineHost {
     if (path === "/ensure-chain") return this.ensureChain(input);
     if (path === "/import") return this.importMessages(input);
     if (path === "/export") return this.#internalOn(input, "ExportMessages", { MaxNumberOfMessages: input.max, VisibilityTimeout: input.visibility });
-    if (path === "/remove") return this.#internalOn(input, "RemoveMessages", { MessageIds: input.ids });
+    if (path === "/remove") return this.#internalOn(input, "RemoveMessages", { Messages: input.messages });
     const out = await super.internal(path, input, request);
     if (this.#outbox) await this.afterRequest();
     return out;
@@ -133,7 +133,7 @@ export class WasqQueue extends EngineHost {
       );
       const done = [...byPartition.values()].filter((_, i) => results[i].status === "fulfilled").flat();
       if (done.length) {
-        const { Removed } = this.internalOp("RemoveMessages", { QueueUrl, MessageIds: done.map((m) => m.MessageId) }, context);
+        const { Removed } = this.internalOp("RemoveMessages", { QueueUrl, Messages: done.map(removal) }, context);
         // Never export the same messages again in this loop.
         if (Removed < done.length) throw new Error(`removed ${Removed} of ${done.length} transferred messages`);
       }

@@ -19,8 +19,17 @@
 //!   by MessageId, so a transfer retried after a crash does not duplicate: a message the queue
 //!   still holds is skipped, and on a FIFO queue its deduplication entry (kept 5 minutes, as for
 //!   sends) also skips one already received and deleted there.
-//! - `RemoveMessages {QueueUrl, MessageIds}`: drops the named messages (the source's part once
-//!   the destination has acknowledged the import).
+//! - `RemoveMessages {QueueUrl, Messages: [{MessageId, Sequence}]}`: drops the named messages
+//!   (the source's part once the destination has acknowledged the import).
+//!
+//! Each exported message carries its `Sequence` in the exporting engine. Every call costs
+//! O(batch), not O(queue): a MessageId is derived from the sequence (`Message::id`), so there is
+//! no id → message index to look a plain message up in, and one for every message would cost
+//! ~40 bytes of the 150 each may take. `RemoveMessages` goes to the sequence and checks the id
+//! there. `ImportMessages` finds a copy it made earlier through the queue's index of kept ids
+//! (an imported message never has the id its new sequence derives), and the message itself,
+//! imported back into the engine and queue it came from, through the sequence. A message
+//! without `Sequence` (not from `ExportMessages`) is matched by kept id and deduplication only.
 
 use super::ids::{format_uuid, parse_uuid};
 use super::journal::RecordKey;
@@ -59,13 +68,15 @@ struct Transferred {
     sent_at: u64,
     receive_count: u32,
     first_receive_at: u64,
+    /// Its sequence in the engine that exported it (see the module comment).
+    sequence: Option<u64>,
 }
 
 fn invalid(what: impl Into<String>) -> SqsError {
     SqsError::InvalidParameterValue(what.into())
 }
 
-const FIELDS: [&str; 7] = [
+const FIELDS: [&str; 8] = [
     "MessageId",
     "Body",
     "MessageAttributes",
@@ -73,6 +84,7 @@ const FIELDS: [&str; 7] = [
     "SentTimestamp",
     "ReceiveCount",
     "FirstReceiveTimestamp",
+    "Sequence",
 ];
 
 impl Transferred {
@@ -93,9 +105,11 @@ impl Transferred {
                 .and_then(Value::as_u64)
                 .ok_or_else(|| invalid(format!("{k} must be a non-negative integer.")))
         };
-        let message_id = text("MessageId")?.to_string();
-        let id = parse_uuid(&message_id)
-            .ok_or_else(|| invalid(format!("MessageId {message_id} is not a UUID.")))?;
+        let (message_id, id) = message_id(m)?;
+        let sequence = match m.get("Sequence") {
+            None | Some(Value::Null) => None,
+            Some(_) => Some(number("Sequence")?),
+        };
         let attributes = match m.get("MessageAttributes") {
             None | Some(Value::Null) => None,
             Some(a) => Some(codec::read_message_attributes(a).map_err(invalid)?),
@@ -114,8 +128,19 @@ impl Transferred {
             receive_count: u32::try_from(number("ReceiveCount")?)
                 .map_err(|_| invalid("ReceiveCount is too large."))?,
             first_receive_at: number("FirstReceiveTimestamp")?,
+            sequence,
         })
     }
+}
+
+/// A message's `MessageId`, as text and as its 128 bits.
+fn message_id(m: &Map<String, Value>) -> Result<(String, u128), SqsError> {
+    let text = m
+        .get("MessageId")
+        .and_then(Value::as_str)
+        .ok_or_else(|| invalid("MessageId must be a string."))?;
+    let id = parse_uuid(text).ok_or_else(|| invalid(format!("MessageId {text} is not a UUID.")))?;
+    Ok((text.to_string(), id))
 }
 
 /// The JSON value of record-encoded bytes (always valid JSON; `Null` is never reached).
@@ -142,6 +167,7 @@ fn export_one(m: &Message, id: u128) -> Value {
     o.insert("SentTimestamp".into(), m.sent_at.into());
     o.insert("ReceiveCount".into(), m.receive_count.into());
     o.insert("FirstReceiveTimestamp".into(), m.first_receive_at.into());
+    o.insert("Sequence".into(), m.seq.into());
     Value::Object(o)
 }
 
@@ -327,8 +353,6 @@ impl Engine {
             }
             list.push(m);
         }
-        let q = self.queue(uid)?;
-        let held: Vec<u128> = q.messages.values().map(|m| m.id(&self.keys)).collect();
         let mut imported = 0u64;
         let mut skipped = Vec::new();
         for m in list {
@@ -345,7 +369,9 @@ impl Engine {
                 .as_ref()
                 .and_then(|k| q.dedup.get(k))
                 .is_some_and(|e| e.message_id == m.id);
-            if held.contains(&m.id) || seen {
+            // Checked per message, after the ones before it went in: a list that names one
+            // message twice imports it once.
+            if q.holds_id(m.id, m.sequence) || seen {
                 skipped.push(Value::String(m.message_id));
                 continue;
             }
@@ -395,25 +421,30 @@ impl Engine {
     }
 
     fn remove_messages(&mut self, now: u64, params: &Value) -> Result<Value, SqsError> {
-        let p = object(params, &["QueueUrl", "MessageIds"])?;
+        let p = object(params, &["QueueUrl", "Messages"])?;
         let uid = self.required_url(&queue_url(p)?)?;
         let mut wanted = Vec::new();
-        for v in bounded(p, "MessageIds")? {
-            let id = v.as_str().and_then(parse_uuid).ok_or_else(|| {
-                let v = super::json_out::value_text(v);
-                invalid(format!("MessageIds: {v} is not a UUID."))
-            })?;
-            wanted.push(id);
+        for v in bounded(p, "Messages")? {
+            let m = v
+                .as_object()
+                .filter(|m| m.keys().all(|k| k == "MessageId" || k == "Sequence"))
+                .ok_or_else(|| invalid("Each message must be {MessageId, Sequence}."))?;
+            let (_, id) = message_id(m)?;
+            let seq = m
+                .get("Sequence")
+                .and_then(Value::as_u64)
+                .ok_or_else(|| invalid("Sequence must be a non-negative integer."))?;
+            wanted.push((seq, id));
         }
         let q = self
             .queues
             .get_mut(&uid)
             .ok_or(SqsError::QueueDoesNotExist)?;
-        let seqs: Vec<u64> = q
-            .messages
-            .values()
-            .filter(|m| wanted.contains(&m.id(&q.keys)))
-            .map(|m| m.seq)
+        // The id is checked at the sequence: a pair that does not match removes nothing.
+        let seqs: Vec<u64> = wanted
+            .iter()
+            .filter(|(seq, id)| q.messages.get(seq).is_some_and(|m| m.id(&q.keys) == *id))
+            .map(|(seq, _)| *seq)
             .collect();
         let mut removed = 0u64;
         for seq in seqs {

@@ -215,14 +215,16 @@ impl Message {
 
     /// The MessageId: derived from the sequence unless the message keeps another one.
     pub(crate) fn id(&self, keys: &IdKeys) -> u128 {
-        match self
-            .extra()
+        self.kept_id().unwrap_or_else(|| keys.message_id(self.seq))
+    }
+
+    /// The MessageId the message keeps from another one (a dead-lettered message, a realism
+    /// duplicate, an import), when it is not the one derived from its sequence.
+    pub(crate) fn kept_id(&self) -> Option<u128> {
+        self.extra()
             .and_then(|e| e.id.as_deref())
             .filter(|o| o.seq == self.seq)
-        {
-            Some(o) => ((o.hi as u128) << 64) | o.lo as u128,
-            None => keys.message_id(self.seq),
-        }
+            .map(|o| ((o.hi as u128) << 64) | o.lo as u128)
     }
 
     /// Give the message the MessageId `id` (restore, or before a move to a new sequence).

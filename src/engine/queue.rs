@@ -122,6 +122,17 @@ pub(crate) struct Queue {
     pub(crate) attempt_keys: FxHashMap<u64, String>,
     pub(crate) next_attempt: u64,
     pub(crate) removed: VecDeque<Removed>,
+    /// How many held messages keep each MessageId that is not derived from their sequence
+    /// (`Message::kept_id`; two when a realism duplicate copies one). Derived ids need no index:
+    /// the sequence names them. This one lets an import find a copy it already made in O(1),
+    /// where deriving every held message's id made each import call O(queue). Keyed by the id's
+    /// two halves, so it shares the engine's one `FxHashMap<[u64; 2], u64>` instantiation.
+    kept_ids: FxHashMap<[u64; 2], u64>,
+}
+
+/// A MessageId as the key of `Queue::kept_ids`.
+fn id_key(id: u128) -> [u64; 2] {
+    [(id >> 64) as u64, id as u64]
 }
 
 impl Queue {
@@ -161,6 +172,7 @@ impl Queue {
             attempt_keys: FxHashMap::default(),
             next_attempt: 0,
             removed: VecDeque::new(),
+            kept_ids: FxHashMap::default(),
         }
     }
 
@@ -264,6 +276,9 @@ impl Queue {
         }
         let group = msg.group;
         let visible = msg.state == MessageState::Visible;
+        if let Some(id) = msg.kept_id() {
+            *self.kept_ids.entry(id_key(id)).or_insert(0) += 1;
+        }
         self.messages.insert(msg);
         j.message(self.uid, seq);
         if self.fifo() {
@@ -502,6 +517,17 @@ impl Queue {
             .collect()
     }
 
+    /// Whether the queue holds a message with MessageId `id`. `seq` is where the id would sit if
+    /// it is one derived from a sequence: the message's sequence in the engine that minted it
+    /// (an export says it). An id this engine derived is found only through it; any other id
+    /// through `kept_ids`.
+    pub(crate) fn holds_id(&self, id: u128, seq: Option<u64>) -> bool {
+        self.kept_ids.contains_key(&id_key(id))
+            || seq
+                .and_then(|s| self.messages.get(&s))
+                .is_some_and(|m| m.id(&self.keys) == id)
+    }
+
     /// Remove a message from every index, remembering it in the removed tail, and give it back
     /// to be put elsewhere (a dead-letter queue, a move task's destination, another engine).
     pub(crate) fn remove(
@@ -535,6 +561,15 @@ impl Queue {
     /// Take a message out of the store and every index.
     fn unindex(&mut self, seq: u64, j: &mut Journal) -> Option<Message> {
         let msg = self.messages.remove(&seq)?;
+        if let Some(id) = msg.kept_id() {
+            let key = id_key(id);
+            match self.kept_ids.get_mut(&key) {
+                Some(n) if *n > 1 => *n -= 1,
+                _ => {
+                    self.kept_ids.remove(&key);
+                }
+            }
+        }
         match msg.state {
             MessageState::Delayed => {
                 self.delayed -= 1;
