@@ -10,9 +10,7 @@ use wasq::protocol::{handle as http_handle, HttpRequest, ProtocolOptions};
 use wasq::SqsError;
 
 fn internal(h: &mut Sqs, op: &str, params: Value) -> Result<Value, SqsError> {
-    let r = h.svc.internal(h.now, &h.ctx, op, &params.to_string());
-    h.sync();
-    r.map(|text| serde_json::from_str(&text).expect("internal answers JSON"))
+    h.internal(op, params)
 }
 
 /// A FIFO source whose message `body` (group `g`) is dead-lettered into `dlq.fifo` after two

@@ -84,6 +84,15 @@ impl Sqs {
         r
     }
 
+    /// One of the internal transfer operations (`Service::internal`), its answer parsed.
+    pub fn internal(&mut self, op: &str, params: Value) -> Result<Value, SqsError> {
+        let r = self
+            .svc
+            .internal(self.now, &self.ctx, op, &params.to_string());
+        self.sync();
+        r.map(|text| serde_json::from_str(&text).expect("internal answers JSON"))
+    }
+
     pub fn ok(&mut self, action: &str, params: Value) -> Value {
         match self.call(action, params.clone()) {
             Ok(v) => v,
