@@ -113,10 +113,11 @@ fn a_stored_message_costs_at_most_150_bytes_beyond_its_body() {
     );
     // FIFO has no target of its own: it also keeps a deduplication entry per message for five
     // minutes, and every FIFO message has a group and a deduplication id in its boxed extra.
-    // This holds the figure reached (338 B with 100 groups and explicit ids, BENCHMARKS.md) so
-    // that it does not creep back up.
+    // This holds the figure reached so that it does not creep back up: 338 B with 100 groups and
+    // explicit ids, then 349 once bodies were shared with receive responses (a reference count
+    // in each body's allocation, +11 B; BENCHMARKS.md "Native engine → Ninth session").
     assert!(
-        fifo <= 345.0,
-        "FIFO queue: {fifo:.1} bytes/message; held at 345"
+        fifo <= 355.0,
+        "FIFO queue: {fifo:.1} bytes/message; held at 355"
     );
 }

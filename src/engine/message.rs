@@ -1,6 +1,7 @@
 //! One message as the engine holds it.
 
 use super::ids::IdKeys;
+use super::responses::MessageBody;
 use crate::model::MessageAttributes;
 use serde::{Deserialize, Serialize};
 
@@ -111,7 +112,7 @@ impl MessageExtra {
 #[derive(Debug, Clone)]
 pub(crate) struct Message {
     pub(crate) seq: u64,
-    pub(crate) body: Box<str>,
+    pub(crate) body: MessageBody,
     pub(crate) body_md5: [u8; 16],
     pub(crate) attributes: Option<Box<MessageAttributes>>,
     pub(crate) extra: Option<Box<MessageExtra>>,
@@ -139,7 +140,7 @@ impl Message {
     /// on the result.
     pub(crate) fn new(
         seq: u64,
-        body: Box<str>,
+        body: MessageBody,
         body_md5: [u8; 16],
         attributes: Option<Box<MessageAttributes>>,
         extra: Option<Box<MessageExtra>>,
@@ -162,7 +163,7 @@ impl Message {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn with_delivery(
         seq: u64,
-        body: Box<str>,
+        body: MessageBody,
         body_md5: [u8; 16],
         attributes: Option<Box<MessageAttributes>>,
         extra: Option<Box<MessageExtra>>,

@@ -16,6 +16,7 @@ use super::attributes::QueueAttributes;
 use super::ids::{format_uuid, uuid_text, IdKeys, UuidText};
 use super::journal::Journal;
 use super::message::{Message, MessageState};
+use super::responses::MessageBody;
 use crate::events::EventKind;
 use crate::maps::SortedMap;
 pub(crate) use dedup::{DedupEntry, DedupTable};
@@ -33,7 +34,7 @@ pub(crate) const REMOVED_TAIL: usize = 50;
 #[derive(Debug, Clone)]
 pub(crate) struct Removed {
     pub(crate) message_id: UuidText,
-    pub(crate) body: Box<str>,
+    pub(crate) body: MessageBody,
     pub(crate) group_id: Option<String>,
     pub(crate) sequence: u64,
     pub(crate) receive_count: u32,
@@ -545,15 +546,15 @@ impl Queue {
     }
 
     /// Remove a message for good (deleted, expired, purged, or its queue deleted). As `remove`,
-    /// but the removed tail takes the body itself rather than a copy: a JS engine observes by
-    /// default, and the copy was an allocation on every delete.
+    /// but nothing is given back.
     pub(crate) fn discard(&mut self, seq: u64, now: u64, how: Removal, j: &mut Journal) -> bool {
-        let Some(mut msg) = self.unindex(seq, j) else {
+        let Some(msg) = self.unindex(seq, j) else {
             return false;
         };
         if j.observe {
-            let body = std::mem::take(&mut msg.body);
-            self.remember(&msg, body, now, how, j);
+            // The removed tail shares the body (a JS engine observes by default; a copy was an
+            // allocation on every delete).
+            self.remember(&msg, msg.body.clone(), now, how, j);
         }
         true
     }
@@ -597,7 +598,14 @@ impl Queue {
     }
 
     /// Report a message's removal and keep it in the removed tail for `peek`.
-    fn remember(&mut self, msg: &Message, body: Box<str>, now: u64, how: Removal, j: &mut Journal) {
+    fn remember(
+        &mut self,
+        msg: &Message,
+        body: MessageBody,
+        now: u64,
+        how: Removal,
+        j: &mut Journal,
+    ) {
         if how == Removal::QueueDeleted {
             return;
         }

@@ -380,7 +380,7 @@ impl Engine {
             }),
             md5_of_body: crate::digest::hex16(&m.body_md5),
             // Not `to_string()`: on a `Box<str>` that goes through `Display` and the formatter.
-            body: String::from(&*m.body),
+            body: m.body.clone(),
             attributes,
             md5_of_message_attributes,
             message_attributes,

@@ -30,6 +30,7 @@ use super::json_out::{self, Obj};
 use super::message::{Delivery, Message};
 use super::move_tasks::MoveTask;
 use super::queue::{Attempt, DedupEntry, Queue};
+use super::responses::MessageBody;
 use super::{Engine, EngineConfig};
 use crate::changes::ChangeSink;
 use codec::Fields;
@@ -508,7 +509,7 @@ impl Engine {
             .unwrap_or_else(|| Md5::digest(c.body.as_bytes()).into());
         let mut msg = Message::with_delivery(
             seq,
-            c.body.into(),
+            MessageBody::from(&*c.body),
             body_md5,
             c.attributes.map(Box::new),
             c.extra,

@@ -210,14 +210,22 @@ impl JsonResponse for DeleteMessageBatchResponse {
     }
 }
 
+/// A message body, shared by the stored message and every response that carries it: a receive
+/// used to copy each body it returned (an allocation and a copy per message, ~250 of a native
+/// batched cycle's ~6,500 instructions per message; for a 256 KiB body, a 256 KiB copy).
+/// triomphe's `Arc` has no weak count, so it adds 8 bytes to each stored message where std's
+/// adds 16 (the standard queue's budget is 150 bytes a message); atomic rather than `Rc`'s
+/// plain count, so that an engine stays `Send`.
+pub type MessageBody = triomphe::Arc<str>;
+
 /// One message of a ReceiveMessage result.
 #[allow(missing_docs)]
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReceivedMessage {
     pub message_id: UuidText,
     pub receipt_handle: ReceiptHandleText,
     pub md5_of_body: Md5Text,
-    pub body: String,
+    pub body: MessageBody,
     /// The system attributes asked for (`Attributes` on the wire), by name.
     pub attributes: SortedMap<String, String>,
     /// Present when message attributes were asked for and at least one was selected.
