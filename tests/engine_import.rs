@@ -635,13 +635,19 @@ fn removal_takes_the_message_at_its_sequence_only_while_it_has_that_id() {
     assert_eq!(bodies(&a.receive(&q, 10)), ["one"]);
 }
 
-#[test]
-fn a_repeated_import_is_recognised_among_the_queues_own_messages_and_after_a_restore() {
+/// A standard queue's one message `body`, as ExportMessages gives it, and the engine it left.
+fn one_exported(body: &str) -> (Sqs, Value) {
     let mut a = Sqs::new();
     let src = a.create("src", json!({}));
-    a.send(&src, "moved");
+    a.send(&src, body);
     let list =
         internal(&mut a, "ExportMessages", json!({"QueueUrl": src})).unwrap()["Messages"].clone();
+    (a, list)
+}
+
+#[test]
+fn a_repeated_import_is_recognised_among_the_queues_own_messages_and_after_a_restore() {
+    let (a, list) = one_exported("moved");
     let (mut b, dlq) = standard_destination(5, a.now, 5);
     assert_eq!(import(&mut b, &dlq, &list)["Imported"], 1);
     assert_eq!(import(&mut b, &dlq, &list)["Imported"], 0);
@@ -693,11 +699,7 @@ fn a_message_imported_back_into_its_own_queue_is_recognised_by_its_sequence() {
 
 #[test]
 fn an_id_two_held_messages_keep_is_recognised_until_both_are_gone() {
-    let mut a = Sqs::new();
-    let src = a.create("src", json!({}));
-    a.send(&src, "moved");
-    let list =
-        internal(&mut a, "ExportMessages", json!({"QueueUrl": src})).unwrap()["Messages"].clone();
+    let (a, list) = one_exported("moved");
     let (mut b, dlq) = standard_destination(13, a.now, 0);
     import(&mut b, &dlq, &list);
     // Realism: every delivery leaves a second copy with the same MessageId.
