@@ -323,13 +323,7 @@ fn no_sqs_entry_point_reaches_the_internal_operations() {
     let mut a = Sqs::new();
     let (_, dlq) = dead_letter_fifo(&mut a, &["one"]);
     // Without a lock, so that the counts at the end show nothing changed.
-    let list = internal(
-        &mut a,
-        "ExportMessages",
-        json!({"QueueUrl": dlq, "VisibilityTimeout": 0}),
-    )
-    .unwrap()["Messages"]
-        .clone();
+    let list = exported_unlocked(&mut a, &dlq);
     let ids = json!([list[0]["MessageId"]]);
     for op in ["ImportMessages", "RemoveMessages", "ExportMessages"] {
         let e = a.err(
@@ -599,13 +593,7 @@ fn removal_takes_the_message_at_its_sequence_only_while_it_has_that_id() {
     let q = a.create("q", json!({}));
     a.send(&q, "one");
     a.send(&q, "two");
-    let list = internal(
-        &mut a,
-        "ExportMessages",
-        json!({"QueueUrl": q, "VisibilityTimeout": 0}),
-    )
-    .unwrap()["Messages"]
-        .clone();
+    let list = exported_unlocked(&mut a, &q);
     let (first, second) = (&list[0], &list[1]);
     assert_ne!(first["Sequence"], second["Sequence"]);
     // Each id paired with the other's sequence: nothing matches, nothing changes.
@@ -633,6 +621,18 @@ fn removal_takes_the_message_at_its_sequence_only_while_it_has_that_id() {
     .unwrap();
     assert_eq!(r["Removed"], 1);
     assert_eq!(bodies(&a.receive(&q, 10)), ["one"]);
+}
+
+/// Everything ExportMessages gives from `url` without holding it in flight (so that counts
+/// afterwards show what changed).
+fn exported_unlocked(h: &mut Sqs, url: &str) -> Value {
+    internal(
+        h,
+        "ExportMessages",
+        json!({"QueueUrl": url, "VisibilityTimeout": 0}),
+    )
+    .unwrap()["Messages"]
+        .clone()
 }
 
 /// A standard queue's one message `body`, as ExportMessages gives it, and the engine it left.
@@ -682,13 +682,7 @@ fn a_message_imported_back_into_its_own_queue_is_recognised_by_its_sequence() {
     let mut a = Sqs::new();
     let q = a.create("q", json!({}));
     let sent = a.send(&q, "mine");
-    let list = internal(
-        &mut a,
-        "ExportMessages",
-        json!({"QueueUrl": q, "VisibilityTimeout": 0}),
-    )
-    .unwrap()["Messages"]
-        .clone();
+    let list = exported_unlocked(&mut a, &q);
     assert_eq!(list[0]["MessageId"], sent["MessageId"]);
     // Its id is the one this engine derives from that sequence: no index holds it.
     let r = import(&mut a, &q, &list);
