@@ -216,11 +216,11 @@ fn typed_batch_cycle(svc: &mut Service, send: &SendMessageBatchRequest, lend_ids
     svc.drain();
 }
 
-fn typed_single_cycle(svc: &mut Service) {
+fn typed_single_cycle(svc: &mut Service, body: &str) {
     let ctx = CallContext::default();
     let send = SendMessageRequest {
         queue_url: Some(STD_URL.into()),
-        message_body: Some("message body 0".into()),
+        message_body: Some(body.into()),
         ..Default::default()
     };
     svc.send_message(NOW, &ctx, send)
@@ -325,10 +325,24 @@ fn cycles(c: &mut Criterion) {
         });
         g.throughput(Throughput::Elements(1));
         g.bench_function("single/Service typed", |b| {
-            b.iter(|| typed_single_cycle(&mut svc))
+            b.iter(|| typed_single_cycle(&mut svc, "message body 0"))
         });
         g.finish();
     }
+}
+
+/// One message of SQS's largest body (256 KiB) through the typed path: what the engine itself
+/// copies of a body (the store's copy; the receive response's, until bodies were shared).
+fn large_body(c: &mut Criterion) {
+    let mut g = c.benchmark_group("cycle/in-memory/single, 256 KiB body");
+    g.throughput(Throughput::Bytes(256 * 1024));
+    let body = "x".repeat(256 * 1024);
+    let mut svc = Service::new(config(false, false));
+    create(&mut svc, false);
+    g.bench_function("Service typed", |b| {
+        b.iter(|| typed_single_cycle(&mut svc, &body))
+    });
+    g.finish();
 }
 
 /// A standard queue holding `n` visible messages (in-memory engine: the curve is about indexes).
@@ -518,7 +532,7 @@ criterion_group! {
         .sample_size(20)
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(2));
-    targets = cycles, receive_scaling, internal_scaling, restore
+    targets = cycles, large_body, receive_scaling, internal_scaling, restore
 }
 
 /// `WASQ_FIXED_CYCLES=<n> WASQ_PATH=<dispatch|typed|typed-lent|json> WASQ_CONFIG=<persist+observe|persist
