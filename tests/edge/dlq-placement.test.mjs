@@ -241,7 +241,8 @@ test("the internal transfer operations are no SQS actions", async () => {
       const json = await mf.dispatchFetch(origin, {
         method: "POST",
         headers: { "Content-Type": "application/x-amz-json-1.0", "X-Amz-Target": `AmazonSQS.${op}` },
-        body: JSON.stringify({ QueueUrl: dlq, MessageIds: ["7f1d1c2e-0000-4000-8000-00000000abcd"], Messages: [] }),
+        // The shape RemoveMessages takes: the refusal must not depend on the body.
+        body: JSON.stringify({ QueueUrl: dlq, Messages: [{ MessageId: "7f1d1c2e-0000-4000-8000-00000000abcd", Sequence: 1 }] }),
       });
       assert.equal(json.status, 400, op);
       assert.equal(json.headers.get("x-amzn-query-error"), "InvalidAction;Sender");
