@@ -291,6 +291,16 @@ impl Service {
         self.engine_of(ctx).peek(now, ctx, queue_url)
     }
 
+    /// `peek` as JSON text (what the `Value` prints as).
+    pub fn peek_text(
+        &mut self,
+        now: u64,
+        ctx: &CallContext,
+        queue_url: &str,
+    ) -> Result<String, SqsError> {
+        self.engine_of(ctx).peek_text(now, ctx, queue_url)
+    }
+
     /// Would a ReceiveMessage on this queue return something at `now`? Long polling asks this
     /// after every call instead of retrying receives.
     pub fn receivable(

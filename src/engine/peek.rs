@@ -9,6 +9,17 @@ use crate::error::SqsError;
 use serde_json::{json, Map, Value};
 
 impl Engine {
+    /// `peek` as JSON text.
+    pub fn peek_text(
+        &mut self,
+        now: u64,
+        ctx: &CallContext,
+        queue_url: &str,
+    ) -> Result<String, SqsError> {
+        self.peek(now, ctx, queue_url)
+            .map(|v| super::json_out::value_text(&v))
+    }
+
     /// Every message of the queue (send order) with its state, the FIFO groups with their
     /// locks, the queue's attributes, and a tail of recently removed messages.
     pub fn peek(
