@@ -67,7 +67,8 @@ impl Service {
         for (key, value) in records {
             let Some((region, rest)) = key.split_once('/') else {
                 return Err(RestoreError::Corrupt(format!(
-                    "record key {key:?} has no region"
+                    "record key {} has no region",
+                    crate::error::quoted(key)
                 )));
             };
             match by_region.iter_mut().find(|(r, _)| *r == region) {
