@@ -737,7 +737,7 @@ fn the_answers_are_the_recorded_text() {
     };
     let mut a = Service::new(config.clone());
     let mut b = Service::new(config);
-    let mut call = |svc: &mut Service, action: &str, text: String| {
+    let call = |svc: &mut Service, action: &str, text: String| {
         svc.dispatch_json(NOW, &ctx, action, &text)
             .unwrap_or_else(|e| panic!("{action}: {}", e.message()))
     };
@@ -776,7 +776,7 @@ fn the_answers_are_the_recorded_text() {
         format!(r#"{{"QueueUrl":"{q}","VisibilityTimeout":0}}"#),
     );
     let mut got = String::new();
-    let mut op = |svc: &mut Service, name: &str, params: String, got: &mut String| {
+    let op = |svc: &mut Service, name: &str, params: String, got: &mut String| {
         let out = svc
             .internal(NOW + 10, &ctx, name, &params)
             .unwrap_or_else(|e| panic!("{name}: {}", e.message()));
