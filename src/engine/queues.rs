@@ -11,7 +11,7 @@ use crate::error::{invalid_value, unknown_attribute, SqsError};
 use crate::events::EventKind;
 use crate::validate;
 use base64::Engine as _;
-use serde_json::{json, Value};
+use serde_json::{Map, Value};
 
 const PURGE_WAIT_MS: u64 = 60_000;
 const MAX_TAGS: usize = 50;
@@ -484,19 +484,24 @@ impl Engine {
         }
         let q = self.queue(uid)?;
         let arn = self.arn(&q.name);
+        // Values built and moved, not through `json!` (its `to_value` brings serde_json's
+        // value serializer into the wasm) nor cloned (a `Value` clone brings the map's).
         let mut policy: Value = q
             .attrs
             .policy
             .as_deref()
             .and_then(|p| serde_json::from_str(p).ok())
             .unwrap_or_else(|| {
-                json!({"Version": "2008-10-17", "Id": format!("{arn}/SQSDefaultPolicy"), "Statement": []})
+                let mut p = Map::new();
+                p.insert("Version".into(), Value::String("2008-10-17".into()));
+                p.insert(
+                    "Id".into(),
+                    Value::String(format!("{arn}/SQSDefaultPolicy")),
+                );
+                p.insert("Statement".into(), Value::Array(Vec::new()));
+                Value::Object(p)
             });
-        let statements = policy
-            .get("Statement")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
+        let mut statements = take_statements(&mut policy);
         if statements
             .iter()
             .any(|s| s.get("Sid").and_then(Value::as_str) == Some(label.as_str()))
@@ -517,14 +522,15 @@ impl Engine {
                 .collect(),
         );
         let action_names = one_or_many(actions.iter().map(|a| format!("SQS:{a}")).collect());
-        let mut statements = statements;
-        statements.push(json!({
-            "Sid": label,
-            "Effect": "Allow",
-            "Principal": {"AWS": principals},
-            "Action": action_names,
-            "Resource": arn,
-        }));
+        let mut principal = Map::new();
+        principal.insert("AWS".into(), principals);
+        let mut statement = Map::new();
+        statement.insert("Sid".into(), Value::String(label));
+        statement.insert("Effect".into(), Value::String("Allow".into()));
+        statement.insert("Principal".into(), Value::Object(principal));
+        statement.insert("Action".into(), action_names);
+        statement.insert("Resource".into(), Value::String(arn));
+        statements.push(Value::Object(statement));
         policy["Statement"] = Value::Array(statements);
         let q = self.queue_mut(uid)?;
         q.attrs.policy = Some(super::json_out::value_text(&policy));
@@ -549,17 +555,13 @@ impl Engine {
             .as_deref()
             .and_then(|p| serde_json::from_str(p).ok())
             .ok_or_else(|| invalid_value(&label, "Label", "can't find label."))?;
-        let statements: Vec<Value> = policy
-            .get("Statement")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
+        let statements = take_statements(&mut policy);
+        let all = statements.len();
         let kept: Vec<Value> = statements
-            .iter()
+            .into_iter()
             .filter(|s| s.get("Sid").and_then(Value::as_str) != Some(label.as_str()))
-            .cloned()
             .collect();
-        if kept.len() == statements.len() {
+        if kept.len() == all {
             return Err(invalid_value(&label, "Label", "can't find label."));
         }
         let q = self.queue_mut(uid)?;
@@ -573,6 +575,15 @@ impl Engine {
         q.modified_at = now;
         self.journal.touch(RecordKey::Queue(uid));
         Ok(empty())
+    }
+}
+
+/// A policy's statements, moved out of it (none when it has no list of them); the caller puts
+/// the list it keeps back.
+fn take_statements(policy: &mut Value) -> Vec<Value> {
+    match policy.get_mut("Statement") {
+        Some(Value::Array(list)) => std::mem::take(list),
+        _ => Vec::new(),
     }
 }
 
