@@ -264,9 +264,67 @@ pub fn unknown_attribute(name: &str) -> SqsError {
     SqsError::InvalidAttributeName(format!("Unknown Attribute {name}."))
 }
 
+/// `s` quoted as `format!("{s:?}")` quotes it, for the texts that name a record's key or a bad
+/// id (restore's refusals). Debug's own quoting brings Unicode's printable and grapheme-extend
+/// tables into the wasm, to escape the few non-ASCII characters it deems unprintable; here those
+/// are written as they are, and everything else (every ASCII character, every printable
+/// character beyond) comes out as Debug writes it: `"`, `\\`, `\t`, `\r`, `\n`, `\0` escaped,
+/// other control characters as `\u{hex}`.
+pub(crate) fn quoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\n' => out.push_str("\\n"),
+            '\0' => out.push_str("\\0"),
+            c if c < ' ' || c == '\u{7f}' => {
+                out.push_str("\\u{");
+                let b = c as u8;
+                if b >= 16 {
+                    out.push(char::from(b"0123456789abcdef"[usize::from(b >> 4)]));
+                }
+                out.push(char::from(b"0123456789abcdef"[usize::from(b & 15)]));
+                out.push('}');
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quoted_is_debug_for_ascii_and_printable_text() {
+        let mut all = String::new();
+        for b in 0u8..0x80 {
+            all.push(char::from(b));
+        }
+        for s in [
+            all.as_str(),
+            "",
+            "q/1/m/a",
+            "é😀 ünïcødé",
+            "a\"b\\c\n",
+            "\u{1b}[0m",
+        ] {
+            assert_eq!(quoted(s), format!("{s:?}"));
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn quoted_is_debug_for_any_ascii(s in "[\\x00-\\x7f]{0,40}") {
+            proptest::prop_assert_eq!(quoted(&s), format!("{s:?}"));
+        }
+    }
 
     #[test]
     fn table_rows_match_the_spec() {

@@ -67,7 +67,8 @@ impl Service {
         for (key, value) in records {
             let Some((region, rest)) = key.split_once('/') else {
                 return Err(RestoreError::Corrupt(format!(
-                    "record key {key:?} has no region"
+                    "record key {} has no region",
+                    crate::error::quoted(key)
                 )));
             };
             match by_region.iter_mut().find(|(r, _)| *r == region) {
@@ -289,6 +290,16 @@ impl Service {
         queue_url: &str,
     ) -> Result<serde_json::Value, SqsError> {
         self.engine_of(ctx).peek(now, ctx, queue_url)
+    }
+
+    /// `peek` as JSON text (what the `Value` prints as).
+    pub fn peek_text(
+        &mut self,
+        now: u64,
+        ctx: &CallContext,
+        queue_url: &str,
+    ) -> Result<String, SqsError> {
+        self.engine_of(ctx).peek_text(now, ctx, queue_url)
     }
 
     /// Would a ReceiveMessage on this queue return something at `now`? Long polling asks this

@@ -372,3 +372,343 @@ fn both_paths_throttle_alike() {
     }
     assert!(refused > 10, "throttling never refused a call ({refused})");
 }
+
+const DLQ: &str = "http://localhost:9324/000000000000/dlq";
+const SRC_ARN: &str = "arn:aws:sqs:us-east-1:000000000000:dlq";
+
+/// Every management action (all of `dispatch` but the typed message actions), with the answers
+/// that also exercise their optional members: paging tokens, empty and full lists, attribute
+/// names repeated and out of order, tags, policies, move tasks in each state.
+fn management_calls() -> Vec<(u64, &'static str, String)> {
+    let redrive = r#"{\"deadLetterTargetArn\":\"arn:aws:sqs:us-east-1:000000000000:dlq\",\"maxReceiveCount\":\"1\"}"#;
+    let mut calls: Vec<(u64, &'static str, String)> = vec![
+        (NOW, "CreateQueue", r#"{"QueueName":"dlq"}"#.into()),
+        (NOW, "CreateQueue", r#"{"QueueName":"dlq"}"#.into()),
+        (
+            NOW,
+            "CreateQueue",
+            r#"{"QueueName":"dlq","Attributes":{"DelaySeconds":"3"}}"#.into(),
+        ),
+        (
+            NOW,
+            "CreateQueue",
+            format!(
+                r#"{{"QueueName":"q","Attributes":{{"RedrivePolicy":"{redrive}"}},"tags":{{"team":"a","env":"dev"}}}}"#
+            ),
+        ),
+        (
+            NOW,
+            "CreateQueue",
+            r#"{"QueueName":"q.fifo","Attributes":{"FifoQueue":"true"}}"#.into(),
+        ),
+        (
+            NOW,
+            "CreateQueue",
+            format!(r#"{{"QueueName":"q2","Attributes":{{"RedrivePolicy":"{redrive}"}}}}"#),
+        ),
+        (NOW, "CreateQueue", r#"{"QueueName":"bad name"}"#.into()),
+        (NOW, "CreateQueue", r#"{}"#.into()),
+        (NOW, "GetQueueUrl", r#"{"QueueName":"q"}"#.into()),
+        (NOW, "GetQueueUrl", r#"{"QueueName":"nope"}"#.into()),
+        (
+            NOW,
+            "GetQueueUrl",
+            r#"{"QueueName":"q","QueueOwnerAWSAccountId":"111111111111"}"#.into(),
+        ),
+        (NOW, "ListQueues", r#"{}"#.into()),
+        (NOW, "ListQueues", r#"{"QueueNamePrefix":"zzz"}"#.into()),
+        (NOW, "ListQueues", r#"{"QueueNamePrefix":"q"}"#.into()),
+        (NOW, "ListQueues", r#"{"MaxResults":1}"#.into()),
+        (
+            NOW,
+            "ListQueues",
+            r#"{"MaxResults":2,"NextToken":"ZGxx"}"#.into(),
+        ),
+        (NOW, "ListQueues", r#"{"MaxResults":0}"#.into()),
+        (NOW, "ListQueues", r#"{"NextToken":"!!"}"#.into()),
+        (
+            NOW,
+            "GetQueueAttributes",
+            format!(r#"{{"QueueUrl":"{STD}","AttributeNames":["All"]}}"#),
+        ),
+        (
+            NOW,
+            "GetQueueAttributes",
+            format!(
+                r#"{{"QueueUrl":"{FIFO}","AttributeNames":["VisibilityTimeout","FifoQueue","VisibilityTimeout","ApproximateNumberOfMessages"]}}"#
+            ),
+        ),
+        (
+            NOW,
+            "GetQueueAttributes",
+            format!(r#"{{"QueueUrl":"{STD}","AttributeNames":["Policy"]}}"#),
+        ),
+        (
+            NOW,
+            "GetQueueAttributes",
+            format!(r#"{{"QueueUrl":"{STD}"}}"#),
+        ),
+        (
+            NOW,
+            "GetQueueAttributes",
+            format!(r#"{{"QueueUrl":"{STD}","AttributeNames":["Nope"]}}"#),
+        ),
+        (
+            NOW,
+            "SetQueueAttributes",
+            format!(r#"{{"QueueUrl":"{STD}","Attributes":{{"VisibilityTimeout":"45"}}}}"#),
+        ),
+        (
+            NOW,
+            "SetQueueAttributes",
+            format!(r#"{{"QueueUrl":"{STD}","Attributes":{{"VisibilityTimeout":"-1"}}}}"#),
+        ),
+        (
+            NOW,
+            "SetQueueAttributes",
+            format!(r#"{{"QueueUrl":"{STD}"}}"#),
+        ),
+        (NOW, "ListQueueTags", format!(r#"{{"QueueUrl":"{STD}"}}"#)),
+        (NOW, "ListQueueTags", format!(r#"{{"QueueUrl":"{FIFO}"}}"#)),
+        (
+            NOW,
+            "TagQueue",
+            format!(r#"{{"QueueUrl":"{FIFO}","Tags":{{"k\"ey":"v\\al\n","a":"b"}}}}"#),
+        ),
+        (NOW, "TagQueue", format!(r#"{{"QueueUrl":"{FIFO}"}}"#)),
+        (NOW, "ListQueueTags", format!(r#"{{"QueueUrl":"{FIFO}"}}"#)),
+        (
+            NOW,
+            "UntagQueue",
+            format!(r#"{{"QueueUrl":"{FIFO}","TagKeys":["a"]}}"#),
+        ),
+        (
+            NOW,
+            "UntagQueue",
+            format!(r#"{{"QueueUrl":"{FIFO}","TagKeys":[]}}"#),
+        ),
+        (NOW, "ListQueueTags", format!(r#"{{"QueueUrl":"{FIFO}"}}"#)),
+        (
+            NOW,
+            "AddPermission",
+            format!(
+                r#"{{"QueueUrl":"{STD}","Label":"one","AWSAccountIds":["111111111111"],"Actions":["SendMessage"]}}"#
+            ),
+        ),
+        (
+            NOW,
+            "AddPermission",
+            format!(
+                r#"{{"QueueUrl":"{STD}","Label":"two","AWSAccountIds":["111111111111","222222222222"],"Actions":["SendMessage","ReceiveMessage"]}}"#
+            ),
+        ),
+        (
+            NOW,
+            "AddPermission",
+            format!(
+                r#"{{"QueueUrl":"{STD}","Label":"one","AWSAccountIds":["1"],"Actions":["SendMessage"]}}"#
+            ),
+        ),
+        (
+            NOW,
+            "AddPermission",
+            format!(
+                r#"{{"QueueUrl":"{STD}","Label":"x","AWSAccountIds":["1"],"Actions":["CreateQueue"]}}"#
+            ),
+        ),
+        (
+            NOW,
+            "GetQueueAttributes",
+            format!(r#"{{"QueueUrl":"{STD}","AttributeNames":["Policy"]}}"#),
+        ),
+        (
+            NOW,
+            "RemovePermission",
+            format!(r#"{{"QueueUrl":"{STD}","Label":"one"}}"#),
+        ),
+        (
+            NOW,
+            "RemovePermission",
+            format!(r#"{{"QueueUrl":"{STD}","Label":"one"}}"#),
+        ),
+        (
+            NOW,
+            "GetQueueAttributes",
+            format!(r#"{{"QueueUrl":"{STD}","AttributeNames":["Policy"]}}"#),
+        ),
+        (
+            NOW,
+            "RemovePermission",
+            format!(r#"{{"QueueUrl":"{STD}","Label":"two"}}"#),
+        ),
+        (
+            NOW,
+            "ListDeadLetterSourceQueues",
+            format!(r#"{{"QueueUrl":"{DLQ}"}}"#),
+        ),
+        (
+            NOW,
+            "ListDeadLetterSourceQueues",
+            format!(r#"{{"QueueUrl":"{STD}"}}"#),
+        ),
+        (
+            NOW,
+            "ListDeadLetterSourceQueues",
+            format!(r#"{{"QueueUrl":"{DLQ}","MaxResults":1}}"#),
+        ),
+        (
+            NOW,
+            "ListMessageMoveTasks",
+            format!(r#"{{"SourceArn":"{SRC_ARN}"}}"#),
+        ),
+    ];
+    for i in 0..3 {
+        calls.push((
+            NOW,
+            "SendMessage",
+            format!(r#"{{"QueueUrl":"{DLQ}","MessageBody":"m{i}"}}"#),
+        ));
+    }
+    calls.extend([
+        (NOW, "StartMessageMoveTask", format!(r#"{{"SourceArn":"{SRC_ARN}","DestinationArn":"arn:aws:sqs:us-east-1:000000000000:q","MaxNumberOfMessagesPerSecond":1}}"#)),
+        (NOW, "StartMessageMoveTask", format!(r#"{{"SourceArn":"{SRC_ARN}"}}"#)),
+        (NOW, "StartMessageMoveTask", format!(r#"{{"SourceArn":"{SRC_ARN}","MaxNumberOfMessagesPerSecond":501}}"#)),
+        (NOW + 500, "ListMessageMoveTasks", format!(r#"{{"SourceArn":"{SRC_ARN}"}}"#)),
+        (NOW + 1000, "ListMessageMoveTasks", format!(r#"{{"SourceArn":"{SRC_ARN}","MaxResults":10}}"#)),
+        (NOW + 1000, "CancelMessageMoveTask", r#"{"TaskHandle":"bm90IGpzb24="}"#.into()),
+        (NOW + 1000, "CancelMessageMoveTask", r#"{}"#.into()),
+    ]);
+    calls
+}
+
+/// Runs the management calls, answering each as `Ok(text)` or `Err("Type: message")`, plus the
+/// cancel of the task the first start made and a move task that fails.
+fn management_answers() -> Vec<(String, Result<String, String>)> {
+    let mut p = Pair::new();
+    let mut out = Vec::new();
+    let mut handle = None;
+    for (now, action, text) in management_calls() {
+        let answer = p.call(now, action, &text);
+        if action == "StartMessageMoveTask" && handle.is_none() {
+            if let Ok(a) = &answer {
+                let v: Value = serde_json::from_str(a).unwrap_or(Value::Null);
+                handle = v["TaskHandle"].as_str().map(str::to_string);
+            }
+        }
+        out.push((format!("{action} {text}"), answer));
+    }
+    let handle = handle.unwrap_or_default();
+    let more = [
+        (
+            NOW + 1500,
+            "CancelMessageMoveTask",
+            format!(r#"{{"TaskHandle":"{handle}"}}"#),
+        ),
+        (
+            NOW + 1500,
+            "CancelMessageMoveTask",
+            format!(r#"{{"TaskHandle":"{handle}"}}"#),
+        ),
+        (
+            NOW + 1500,
+            "ListMessageMoveTasks",
+            format!(r#"{{"SourceArn":"{SRC_ARN}","MaxResults":10}}"#),
+        ),
+        // Back to the messages' original source, which they have none of: the task fails.
+        (
+            NOW + 1500,
+            "StartMessageMoveTask",
+            format!(r#"{{"SourceArn":"{SRC_ARN}"}}"#),
+        ),
+        (
+            NOW + 1500,
+            "SendMessage",
+            format!(r#"{{"QueueUrl":"{DLQ}","MessageBody":"m3"}}"#),
+        ),
+        // The destination is deleted before the second step: the task fails there.
+        (
+            NOW + 1500,
+            "StartMessageMoveTask",
+            format!(
+                r#"{{"SourceArn":"{SRC_ARN}","DestinationArn":"arn:aws:sqs:us-east-1:000000000000:q","MaxNumberOfMessagesPerSecond":1}}"#
+            ),
+        ),
+        (
+            NOW + 1500,
+            "DeleteQueue",
+            format!(r#"{{"QueueUrl":"{STD}"}}"#),
+        ),
+        (
+            NOW + 2600,
+            "ListMessageMoveTasks",
+            format!(r#"{{"SourceArn":"{SRC_ARN}","MaxResults":10}}"#),
+        ),
+        (
+            NOW + 2600,
+            "PurgeQueue",
+            format!(r#"{{"QueueUrl":"{DLQ}"}}"#),
+        ),
+        (
+            NOW + 2600,
+            "PurgeQueue",
+            format!(r#"{{"QueueUrl":"{DLQ}"}}"#),
+        ),
+        (
+            NOW + 2600,
+            "DeleteQueue",
+            format!(r#"{{"QueueUrl":"{STD}"}}"#),
+        ),
+        (NOW + 2600, "CreateQueue", r#"{"QueueName":"q"}"#.into()),
+        (NOW + 2600, "ListQueues", r#"{}"#.into()),
+    ];
+    for (now, action, text) in more {
+        let answer = p.call(now, action, &text);
+        out.push((format!("{action} {text}"), answer));
+    }
+    out
+}
+
+/// One call and its answer per line pair, as `tests/dispatch_json_management.txt` holds them.
+fn transcript(answers: &[(String, Result<String, String>)]) -> String {
+    let mut out = String::new();
+    for (call, answer) in answers {
+        out.push_str(&format!("{call}\n  => {answer:?}\n"));
+    }
+    out
+}
+
+/// The management actions write their answers as JSON text (`Engine::dispatch_text`), not
+/// through a `serde_json::Value`. Every answer must be what the `Value` path printed: compact,
+/// members in byte order of their names, each once. So each text is checked against its own
+/// `Value` (read back and printed again), against `dispatch`'s `Value` (the `Pair`), and, byte
+/// for byte, against a transcript recorded from the `Value`-building handlers before the change
+/// (`WASQ_BLESS=1` rewrites it).
+#[test]
+fn management_answers_are_the_value_answers() {
+    let answers = management_answers();
+    for (call, answer) in &answers {
+        if let Ok(text) = answer {
+            let v: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("{call}: {e}"));
+            assert_eq!(&v.to_string(), text, "{call}: not the Value's text");
+        }
+    }
+    let got = transcript(&answers);
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/dispatch_json_management.txt"
+    );
+    if std::env::var_os("WASQ_BLESS").is_some() {
+        std::fs::write(path, &got).unwrap_or_else(|e| panic!("{path}: {e}"));
+    }
+    let want = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    for (i, (g, w)) in got.lines().zip(want.lines()).enumerate() {
+        assert_eq!(g, w, "line {} of {path}", i + 1);
+    }
+    assert_eq!(got.lines().count(), want.lines().count(), "{path}: lines");
+    let oks = answers.iter().filter(|(_, a)| a.is_ok()).count();
+    assert!(
+        oks > 40 && answers.len() - oks > 20,
+        "{oks} of {}",
+        answers.len()
+    );
+}

@@ -718,3 +718,117 @@ fn an_id_two_held_messages_keep_is_recognised_until_both_are_gone() {
     b.delete(&dlq, &handle(&copy[0]));
     assert_eq!(import(&mut b, &dlq, &list)["Imported"], 1);
 }
+
+/// The three operations' answers as text, byte for byte as recorded from the `Value`-building
+/// answers they replaced (`tests/engine_import_answers.txt`; `WASQ_BLESS=1` rewrites it):
+/// members in byte order of their names, messages with and without attributes and extra.
+#[test]
+fn the_answers_are_the_recorded_text() {
+    use wasq::{CallContext, EngineConfig, Service};
+    const NOW: u64 = 1_700_000_000_000;
+    let ctx = CallContext::default();
+    let config = EngineConfig {
+        seed: 5,
+        ..EngineConfig::default()
+    };
+    let mut a = Service::new(config.clone());
+    let mut b = Service::new(config);
+    let call = |svc: &mut Service, action: &str, text: String| {
+        svc.dispatch_json(NOW, &ctx, action, &text)
+            .unwrap_or_else(|e| panic!("{action}: {}", e.message()))
+    };
+    for svc in [&mut a, &mut b] {
+        call(svc, "CreateQueue", r#"{"QueueName":"q"}"#.into());
+        call(
+            svc,
+            "CreateQueue",
+            r#"{"QueueName":"q.fifo","Attributes":{"FifoQueue":"true"}}"#.into(),
+        );
+    }
+    let q = "http://localhost:9324/000000000000/q";
+    let f = "http://localhost:9324/000000000000/q.fifo";
+    call(
+        &mut a,
+        "SendMessage",
+        format!(r#"{{"QueueUrl":"{q}","MessageBody":"plain"}}"#),
+    );
+    call(
+        &mut a,
+        "SendMessage",
+        format!(
+            r#"{{"QueueUrl":"{q}","MessageBody":"with \"attrs\"","MessageAttributes":{{"s":{{"DataType":"String","StringValue":"v"}},"b":{{"DataType":"Binary","BinaryValue":"AAEC"}},"n":{{"DataType":"Number.int","StringValue":"7"}}}},"MessageSystemAttributes":{{"AWSTraceHeader":{{"DataType":"String","StringValue":"Root=1-5759e988-bd862e3fe1be46a994272793"}}}}}}"#
+        ),
+    );
+    call(
+        &mut a,
+        "SendMessage",
+        format!(
+            r#"{{"QueueUrl":"{f}","MessageBody":"fifo","MessageGroupId":"g","MessageDeduplicationId":"d"}}"#
+        ),
+    );
+    call(
+        &mut a,
+        "ReceiveMessage",
+        format!(r#"{{"QueueUrl":"{q}","VisibilityTimeout":0}}"#),
+    );
+    let mut got = String::new();
+    let op = |svc: &mut Service, name: &str, params: String, got: &mut String| {
+        let out = svc
+            .internal(NOW + 10, &ctx, name, &params)
+            .unwrap_or_else(|e| panic!("{name}: {}", e.message()));
+        got.push_str(&format!("{name} {params}\n  {out}\n"));
+        out
+    };
+    let mut exported = Vec::new();
+    for url in [q, f] {
+        let out = op(
+            &mut a,
+            "ExportMessages",
+            format!(r#"{{"QueueUrl":"{url}","VisibilityTimeout":0}}"#),
+            &mut got,
+        );
+        let v: Value = serde_json::from_str(&out).unwrap_or(Value::Null);
+        exported.push((url, v["Messages"].clone()));
+    }
+    for (url, list) in &exported {
+        for _ in 0..2 {
+            op(
+                &mut b,
+                "ImportMessages",
+                format!(r#"{{"QueueUrl":"{url}","Messages":{list}}}"#),
+                &mut got,
+            );
+        }
+        let pairs: Vec<Value> = list
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|m| json!({"MessageId": m["MessageId"], "Sequence": m["Sequence"]}))
+            .collect();
+        let pairs = Value::Array(pairs);
+        op(
+            &mut a,
+            "RemoveMessages",
+            format!(r#"{{"QueueUrl":"{url}","Messages":{pairs}}}"#),
+            &mut got,
+        );
+    }
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/engine_import_answers.txt"
+    );
+    if std::env::var_os("WASQ_BLESS").is_some() {
+        std::fs::write(path, &got).unwrap_or_else(|e| panic!("{path}: {e}"));
+    }
+    let want = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    assert_eq!(got, want, "{path}");
+    for needle in [
+        "\"Extra\":{",
+        "\"MessageAttributes\":{",
+        "\"Skipped\":[\"",
+        "\"Removed\":1",
+        "\"Imported\":2",
+    ] {
+        assert!(got.contains(needle), "no {needle}");
+    }
+}

@@ -177,7 +177,6 @@ impl Engine {
             };
         }
         let params = read(params_json)?;
-        self.dispatch(now, ctx, action, params)
-            .map(|v| super::json_out::value_text(&v))
+        self.dispatch_text(now, ctx, action, params)
     }
 }

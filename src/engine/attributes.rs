@@ -54,10 +54,12 @@ pub(crate) struct RedrivePolicy {
 
 impl RedrivePolicy {
     fn render(&self) -> String {
-        super::json_out::value_text(&serde_json::json!({
-            "deadLetterTargetArn": self.dead_letter_target_arn,
-            "maxReceiveCount": self.max_receive_count,
-        }))
+        let mut out = String::new();
+        super::json_out::Obj::new(&mut out)
+            .str("deadLetterTargetArn", &self.dead_letter_target_arn)
+            .u64("maxReceiveCount", u64::from(self.max_receive_count))
+            .end();
+        out
     }
 
     /// Parse the JSON string form. `maxReceiveCount` may be a number or a numeric string.
@@ -160,14 +162,18 @@ impl RedriveAllowPolicy {
     }
 
     fn render(&self) -> String {
+        let mut out = String::new();
+        let mut o = super::json_out::Obj::new(&mut out);
+        o.str("redrivePermission", &self.permission);
         if self.permission == "byQueue" {
-            super::json_out::value_text(&serde_json::json!({
-                "redrivePermission": self.permission,
-                "sourceQueueArns": self.source_queue_arns,
-            }))
-        } else {
-            super::json_out::value_text(&serde_json::json!({"redrivePermission": self.permission}))
+            super::json_out::list(
+                o.member("sourceQueueArns"),
+                &self.source_queue_arns,
+                |out, arn| super::json_out::string(out, arn),
+            );
         }
+        o.end();
+        out
     }
 
     /// May the queue with this ARN use the policy's queue as its dead-letter queue?

@@ -31,8 +31,9 @@
 //! imported back into the engine and queue it came from, through the sequence. A message
 //! without `Sequence` (not from `ExportMessages`) is matched by kept id and deduplication only.
 
-use super::ids::{format_uuid, parse_uuid};
+use super::ids::{parse_uuid, uuid_text};
 use super::journal::RecordKey;
+use super::json_out::{string, Obj};
 use super::message::{Message, MessageExtra, MessageState};
 use super::queue::{DedupEntry, Removal};
 use super::records::codec;
@@ -143,32 +144,35 @@ fn message_id(m: &Map<String, Value>) -> Result<(String, u128), SqsError> {
     Ok((text.to_string(), id))
 }
 
-/// The JSON value of record-encoded bytes (always valid JSON; `Null` is never reached).
-fn encoded(bytes: &[u8]) -> Value {
-    std::str::from_utf8(bytes)
+/// Record-encoded bytes as the canonical JSON text of their value (members in byte order of
+/// their names, as every answer writes them; the records keep their own field order).
+fn encoded(bytes: &[u8]) -> String {
+    let value: Value = std::str::from_utf8(bytes)
         .ok()
         .and_then(|t| serde_json::from_str(t).ok())
-        .unwrap_or_default()
+        .unwrap_or_default();
+    super::json_out::value_text(&value)
 }
 
-fn export_one(m: &Message, id: u128) -> Value {
-    let mut o = Map::new();
-    o.insert("MessageId".into(), format_uuid(id).into());
-    o.insert("Body".into(), m.body.to_string().into());
+/// One exported message, members in byte order of their names.
+fn export_one(out: &mut String, m: &Message, id: u128) {
+    let mut o = Obj::new(out);
+    o.str("Body", &m.body);
+    if let Some(e) = m.stored_extra() {
+        o.raw("Extra", &encoded(&codec::extra_json(e)));
+    }
+    o.u64("FirstReceiveTimestamp", m.first_receive_at);
     if let Some(a) = &m.attributes {
-        o.insert(
-            "MessageAttributes".into(),
-            encoded(&codec::message_attributes_json(a)),
+        o.raw(
+            "MessageAttributes",
+            &encoded(&codec::message_attributes_json(a)),
         );
     }
-    if let Some(e) = m.stored_extra() {
-        o.insert("Extra".into(), encoded(&codec::extra_json(e)));
-    }
-    o.insert("SentTimestamp".into(), m.sent_at.into());
-    o.insert("ReceiveCount".into(), m.receive_count.into());
-    o.insert("FirstReceiveTimestamp".into(), m.first_receive_at.into());
-    o.insert("Sequence".into(), m.seq.into());
-    Value::Object(o)
+    o.str("MessageId", uuid_text(id).as_str())
+        .u64("ReceiveCount", u64::from(m.receive_count))
+        .u64("SentTimestamp", m.sent_at)
+        .u64("Sequence", m.seq)
+        .end();
 }
 
 /// The parameters as an object, with only the members named.
@@ -211,20 +215,17 @@ impl Engine {
     pub fn internal(&mut self, now: u64, op: &str, params: &str) -> Result<String, SqsError> {
         let params = super::read_json_params(params)?;
         let now = self.advance(now);
-        let out = match op {
-            "ExportMessages" => self.export_messages(now, &params)?,
-            "ImportMessages" => self.import_messages(now, &params)?,
-            "RemoveMessages" => self.remove_messages(now, &params)?,
-            _ => {
-                return Err(SqsError::UnknownOperation(format!(
-                    "The internal operation {op} does not exist."
-                )))
-            }
-        };
-        Ok(super::json_out::value_text(&out))
+        match op {
+            "ExportMessages" => self.export_messages(now, &params),
+            "ImportMessages" => self.import_messages(now, &params),
+            "RemoveMessages" => self.remove_messages(now, &params),
+            _ => Err(SqsError::UnknownOperation(format!(
+                "The internal operation {op} does not exist."
+            ))),
+        }
     }
 
-    fn export_messages(&mut self, now: u64, params: &Value) -> Result<Value, SqsError> {
+    fn export_messages(&mut self, now: u64, params: &Value) -> Result<String, SqsError> {
         let p = object(
             params,
             &["QueueUrl", "MaxNumberOfMessages", "VisibilityTimeout"],
@@ -277,17 +278,22 @@ impl Engine {
         };
         // Plain vectors and linear searches here, not sets: each new B-tree or hash-set type
         // costs kilobytes of wasm, and these lists are at most MAX_PER_CALL long.
-        let messages: Vec<Value> = seqs
+        let mut out = String::from("{\"Messages\":[");
+        for (i, m) in seqs
             .iter()
             .filter_map(|seq| q.messages.get(seq))
-            .map(|m| export_one(m, m.id(&self.keys)))
-            .collect();
+            .enumerate()
+        {
+            if i > 0 {
+                out.push(',');
+            }
+            export_one(&mut out, m, m.id(&self.keys));
+        }
+        out.push_str("]}");
         if lock_s > 0 {
             self.lock_exported(uid, &seqs, now, now.saturating_add(lock_s * 1000))?;
         }
-        let mut out = Map::new();
-        out.insert("Messages".into(), Value::Array(messages));
-        Ok(Value::Object(out))
+        Ok(out)
     }
 
     /// Put exported messages in flight until `deadline`, as SQS's redrive holds the messages it
@@ -327,7 +333,7 @@ impl Engine {
         Ok(())
     }
 
-    fn import_messages(&mut self, now: u64, params: &Value) -> Result<Value, SqsError> {
+    fn import_messages(&mut self, now: u64, params: &Value) -> Result<String, SqsError> {
         let p = object(params, &["QueueUrl", "Messages"])?;
         let uid = self.required_url(&queue_url(p)?)?;
         let fifo = self.queue(uid)?.fifo();
@@ -372,7 +378,7 @@ impl Engine {
             // Checked per message, after the ones before it went in: a list that names one
             // message twice imports it once.
             if q.holds_id(m.id, m.sequence) || seen {
-                skipped.push(Value::String(m.message_id));
+                skipped.push(m.message_id);
                 continue;
             }
             let seq = self.next_seq;
@@ -414,13 +420,15 @@ impl Engine {
             imported += 1;
         }
         self.sync_deadline(uid);
-        let mut out = Map::new();
-        out.insert("Imported".into(), imported.into());
-        out.insert("Skipped".into(), Value::Array(skipped));
-        Ok(Value::Object(out))
+        let mut out = String::new();
+        let mut o = Obj::new(&mut out);
+        o.u64("Imported", imported);
+        super::json_out::list(o.member("Skipped"), &skipped, |out, id| string(out, id));
+        o.end();
+        Ok(out)
     }
 
-    fn remove_messages(&mut self, now: u64, params: &Value) -> Result<Value, SqsError> {
+    fn remove_messages(&mut self, now: u64, params: &Value) -> Result<String, SqsError> {
         let p = object(params, &["QueueUrl", "Messages"])?;
         let uid = self.required_url(&queue_url(p)?)?;
         let mut wanted = Vec::new();
@@ -455,8 +463,8 @@ impl Engine {
             }
         }
         self.sync_deadline(uid);
-        let mut out = Map::new();
-        out.insert("Removed".into(), removed.into());
-        Ok(Value::Object(out))
+        let mut out = String::new();
+        Obj::new(&mut out).u64("Removed", removed).end();
+        Ok(out)
     }
 }

@@ -114,6 +114,28 @@ pub(crate) fn value_text(v: &serde_json::Value) -> String {
     serde_json::to_string(v).unwrap_or_default()
 }
 
+/// `{"name":"value"}`: the answer of the management actions that return one string.
+pub(crate) fn one_str(name: &'static str, value: &str) -> String {
+    let mut out = String::with_capacity(name.len() + value.len() + 8);
+    Obj::new(&mut out).str(name, value).end();
+    out
+}
+
+/// `{}`: the answer of the actions without output.
+pub(crate) fn empty() -> String {
+    String::from("{}")
+}
+
+/// A map of strings as a JSON object, in the order given (a sorted map's: byte order of the
+/// names, as serde_json's `Map` writes them).
+pub(crate) fn str_map<'a>(out: &mut String, pairs: impl Iterator<Item = (&'a String, &'a String)>) {
+    let mut o = Obj::new(out);
+    for (k, v) in pairs {
+        string(o.key(k), v);
+    }
+    o.end();
+}
+
 /// Decimal digits, as serde_json writes an unsigned integer.
 pub(crate) fn push_u64(out: &mut String, mut v: u64) {
     let mut digits = [0u8; 20];

@@ -286,6 +286,9 @@ impl Engine {
     }
 
     /// Run one SQS action with its AWS JSON 1.0 parameters; the AWS JSON 1.0 response.
+    ///
+    /// [`Engine::dispatch_text`]'s answer read back into a `Value`: the answers are written as
+    /// text only, so both entry points give the same bytes by construction.
     pub fn dispatch(
         &mut self,
         now: u64,
@@ -293,6 +296,20 @@ impl Engine {
         action: &str,
         params: Value,
     ) -> Result<Value, SqsError> {
+        self.dispatch_text(now, ctx, action, params)
+            .map(|text| serde_json::from_str(&text).unwrap_or_default())
+    }
+
+    /// `dispatch` answering JSON text: compact, members in byte order of their names, exactly
+    /// what the `Value` that `dispatch` answers prints as. Every action writes its answer
+    /// through the crate's JSON writer (`json_out`); none builds a `Value`.
+    pub fn dispatch_text(
+        &mut self,
+        now: u64,
+        ctx: &CallContext,
+        action: &str,
+        params: Value,
+    ) -> Result<String, SqsError> {
         let params = match params {
             Value::Null => Default::default(),
             Value::Object(map) => map,
@@ -319,16 +336,16 @@ impl Engine {
             "PurgeQueue" => self.purge_queue(now, parse(&params)?),
             "AddPermission" => self.add_permission(now, parse(&params)?),
             "RemovePermission" => self.remove_permission(now, parse(&params)?),
-            "SendMessage" => value(self.run_send_message(now, ctx, &parse(&params)?)),
-            "SendMessageBatch" => value(self.run_send_message_batch(now, ctx, &parse(&params)?)),
-            "ReceiveMessage" => value(self.run_receive_message(now, &parse(&params)?)),
-            "DeleteMessage" => value(self.run_delete_message(now, &parse(&params)?)),
-            "DeleteMessageBatch" => value(self.run_delete_message_batch(now, &parse(&params)?)),
+            "SendMessage" => text(self.run_send_message(now, ctx, &parse(&params)?)),
+            "SendMessageBatch" => text(self.run_send_message_batch(now, ctx, &parse(&params)?)),
+            "ReceiveMessage" => text(self.run_receive_message(now, &parse(&params)?)),
+            "DeleteMessage" => text(self.run_delete_message(now, &parse(&params)?)),
+            "DeleteMessageBatch" => text(self.run_delete_message_batch(now, &parse(&params)?)),
             "ChangeMessageVisibility" => {
-                value(self.run_change_message_visibility(now, &parse(&params)?))
+                text(self.run_change_message_visibility(now, &parse(&params)?))
             }
             "ChangeMessageVisibilityBatch" => {
-                value(self.run_change_message_visibility_batch(now, &parse(&params)?))
+                text(self.run_change_message_visibility_batch(now, &parse(&params)?))
             }
             "ListDeadLetterSourceQueues" => {
                 self.list_dead_letter_source_queues(ctx, parse(&params)?)
@@ -540,11 +557,9 @@ impl Engine {
     }
 }
 
-/// A typed response as the `Value` `dispatch` answers: its JSON text read back, so both entry
-/// points give the same bytes by construction. The text is always valid JSON; `Null` is never
-/// reached.
-fn value<R: responses::JsonResponse>(r: Result<R, SqsError>) -> Result<Value, SqsError> {
-    r.map(|r| serde_json::from_str(&r.to_json()).unwrap_or_default())
+/// A typed response's JSON text.
+fn text<R: responses::JsonResponse>(r: Result<R, SqsError>) -> Result<String, SqsError> {
+    r.map(|r| r.to_json())
 }
 
 /// The realism dice are seeded apart from ids, so turning realism on does not change ids.

@@ -3,6 +3,7 @@
 
 use super::ids::format_uuid;
 use super::journal::RecordKey;
+use super::json_out::{list, one_str, Obj};
 use super::message::Message;
 use super::queue::Removal;
 use super::requests::{
@@ -11,10 +12,8 @@ use super::requests::{
 use super::{int_in_range, Engine};
 use crate::error::{invalid_value, SqsError};
 use crate::events::EventKind;
-use base64::Engine as _;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
-use std::collections::BTreeSet;
+use serde_json::Value;
 
 /// The rate when the caller names none ("system-chosen" on AWS).
 const DEFAULT_RATE: u32 = 500;
@@ -42,11 +41,33 @@ impl MoveTask {
         (self.status == "RUNNING").then_some(self.stepped_to + STEP_MS)
     }
 
+    /// The base64 of `{"sourceArn":…,"taskId":"<id>"}`.
     fn handle(&self) -> String {
-        let raw = super::json_out::value_text(
-            &json!({"taskId": self.id.to_string(), "sourceArn": self.source_arn}),
-        );
-        base64::engine::general_purpose::STANDARD.encode(raw)
+        let mut raw = String::new();
+        Obj::new(&mut raw)
+            .str("sourceArn", &self.source_arn)
+            .str("taskId", &self.id.to_string())
+            .end();
+        crate::b64::encode(raw.as_bytes())
+    }
+
+    /// One task as ListMessageMoveTasks lists it (members in byte order of their names).
+    fn write_json(&self, out: &mut String) {
+        let mut o = Obj::new(out);
+        o.u64("ApproximateNumberOfMessagesMoved", self.moved)
+            .u64("ApproximateNumberOfMessagesToMove", self.to_move)
+            .opt("DestinationArn", self.destination_arn.as_deref())
+            .opt("FailureReason", self.failure_reason.as_deref());
+        if let Some(r) = self.rate {
+            o.u64("MaxNumberOfMessagesPerSecond", u64::from(r));
+        }
+        o.str("SourceArn", &self.source_arn)
+            .u64("StartedTimestamp", self.started_at)
+            .str("Status", &self.status);
+        if self.status == "RUNNING" {
+            o.str("TaskHandle", &self.handle());
+        }
+        o.end();
     }
 }
 
@@ -61,7 +82,7 @@ impl Engine {
         &mut self,
         now: u64,
         req: StartMessageMoveTaskRequest,
-    ) -> Result<Value, SqsError> {
+    ) -> Result<String, SqsError> {
         let source_arn = req
             .source_arn
             .ok_or_else(|| SqsError::MissingParameter("SourceArn".into()))?;
@@ -122,13 +143,13 @@ impl Engine {
         self.journal.touch(RecordKey::Task(id));
         self.journal.touch(RecordKey::Meta);
         self.run_move_tasks(now);
-        Ok(json!({ "TaskHandle": handle }))
+        Ok(one_str("TaskHandle", &handle))
     }
 
     pub(super) fn list_message_move_tasks(
         &mut self,
         req: ListMessageMoveTasksRequest,
-    ) -> Result<Value, SqsError> {
+    ) -> Result<String, SqsError> {
         let source_arn = req
             .source_arn
             .ok_or_else(|| SqsError::MissingParameter("SourceArn".into()))?;
@@ -142,53 +163,34 @@ impl Engine {
         .unwrap_or(1) as usize;
         self.resolve_arn(&source_arn)
             .ok_or_else(|| not_found("SourceArn"))?;
-        let results: Vec<Value> = self
+        let results: Vec<&MoveTask> = self
             .tasks
             .iter()
             .rev()
             .filter(|t| t.source_arn == source_arn)
             .take(max)
-            .map(|t| {
-                let mut e = Map::new();
-                if t.status == "RUNNING" {
-                    e.insert("TaskHandle".into(), Value::String(t.handle()));
-                }
-                e.insert("Status".into(), Value::String(t.status.clone()));
-                e.insert("SourceArn".into(), Value::String(t.source_arn.clone()));
-                if let Some(d) = &t.destination_arn {
-                    e.insert("DestinationArn".into(), Value::String(d.clone()));
-                }
-                if let Some(r) = t.rate {
-                    e.insert("MaxNumberOfMessagesPerSecond".into(), json!(r));
-                }
-                e.insert("ApproximateNumberOfMessagesMoved".into(), json!(t.moved));
-                e.insert("ApproximateNumberOfMessagesToMove".into(), json!(t.to_move));
-                if let Some(f) = &t.failure_reason {
-                    e.insert("FailureReason".into(), Value::String(f.clone()));
-                }
-                e.insert("StartedTimestamp".into(), json!(t.started_at));
-                Value::Object(e)
-            })
             .collect();
         if results.is_empty() {
-            return Ok(json!({}));
+            return Ok(super::json_out::empty());
         }
-        Ok(json!({ "Results": results }))
+        let mut out = String::new();
+        let mut o = Obj::new(&mut out);
+        list(o.member("Results"), &results, |out, t| t.write_json(out));
+        o.end();
+        Ok(out)
     }
 
     pub(super) fn cancel_message_move_task(
         &mut self,
         now: u64,
         req: CancelMessageMoveTaskRequest,
-    ) -> Result<Value, SqsError> {
+    ) -> Result<String, SqsError> {
         let handle = req
             .task_handle
             .ok_or_else(|| SqsError::MissingParameter("TaskHandle".into()))?;
         let malformed =
             || SqsError::InvalidParameterValue("Value for parameter TaskHandle is invalid.".into());
-        let decoded: Value = base64::engine::general_purpose::STANDARD
-            .decode(handle.as_bytes())
-            .ok()
+        let decoded: Value = crate::b64::decode(handle.as_bytes())
             .and_then(|b| String::from_utf8(b).ok())
             .and_then(|text| serde_json::from_str(&text).ok())
             .ok_or_else(malformed)?;
@@ -219,7 +221,11 @@ impl Engine {
         task.stepped_to = now;
         let moved = task.moved;
         self.journal.touch(RecordKey::Task(id));
-        Ok(json!({ "ApproximateNumberOfMessagesMoved": moved }))
+        let mut out = String::new();
+        Obj::new(&mut out)
+            .u64("ApproximateNumberOfMessagesMoved", moved)
+            .end();
+        Ok(out)
     }
 
     /// Make every step of every running task that is due at `now`.
@@ -299,7 +305,7 @@ impl Engine {
             q.next_ready_group()
                 .and_then(|g| q.group_head_run(g, 1).first().copied())
         } else {
-            q.next_standard(&BTreeSet::new(), None)
+            q.next_standard(&[], None)
         };
         let Some(seq) = seq else { return Ok(false) };
         let dest_arn = match destination {

@@ -2,6 +2,7 @@
 
 use super::attributes::{QueueAttributes, Touched, ALL_NAMES};
 use super::journal::RecordKey;
+use super::json_out::{empty, list, one_str, str_map, string, Obj};
 use super::queue::{Queue, Removal};
 use super::requests::*;
 use super::{Engine, QUEUE_REUSE_WAIT_MS};
@@ -9,8 +10,7 @@ use crate::context::CallContext;
 use crate::error::{invalid_value, unknown_attribute, SqsError};
 use crate::events::EventKind;
 use crate::validate;
-use base64::Engine as _;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 const PURGE_WAIT_MS: u64 = 60_000;
 const MAX_TAGS: usize = 50;
@@ -21,7 +21,7 @@ impl Engine {
         now: u64,
         ctx: &CallContext,
         req: CreateQueueRequest,
-    ) -> Result<Value, SqsError> {
+    ) -> Result<String, SqsError> {
         let name = req
             .queue_name
             .ok_or_else(|| SqsError::MissingParameter("QueueName".into()))?;
@@ -54,7 +54,7 @@ impl Engine {
                     return Err(SqsError::QueueNameExists(k.to_string()));
                 }
             }
-            return Ok(json!({ "QueueUrl": self.url(ctx, &name) }));
+            return Ok(one_str("QueueUrl", &self.url(ctx, &name)));
         }
         if let Some(&deleted_at) = self.deleted_names.get(&name) {
             if now < deleted_at + QUEUE_REUSE_WAIT_MS {
@@ -88,7 +88,7 @@ impl Engine {
         self.journal.touch(RecordKey::Meta);
         self.journal
             .event(now, &name, || EventKind::QueueCreated { fifo });
-        Ok(json!({ "QueueUrl": self.url(ctx, &name) }))
+        Ok(one_str("QueueUrl", &self.url(ctx, &name)))
     }
 
     /// A RedrivePolicy must name an existing queue of the same type whose RedriveAllowPolicy
@@ -133,7 +133,7 @@ impl Engine {
         &mut self,
         now: u64,
         req: QueueUrlRequest,
-    ) -> Result<Value, SqsError> {
+    ) -> Result<String, SqsError> {
         let uid = self.required_url(&req.queue_url)?;
         let Some(mut q) = self.queues.remove(&uid) else {
             return Err(SqsError::QueueDoesNotExist);
@@ -153,14 +153,14 @@ impl Engine {
         self.journal.touch(RecordKey::Queue(uid));
         self.sync_deadline(uid);
         self.journal.event(now, &q.name, || EventKind::QueueDeleted);
-        Ok(json!({}))
+        Ok(empty())
     }
 
     pub(super) fn get_queue_url(
         &mut self,
         ctx: &CallContext,
         req: GetQueueUrlRequest,
-    ) -> Result<Value, SqsError> {
+    ) -> Result<String, SqsError> {
         let name = req
             .queue_name
             .ok_or_else(|| SqsError::MissingParameter("QueueName".into()))?;
@@ -172,14 +172,14 @@ impl Engine {
         if !self.by_name.contains_key(&name) {
             return Err(SqsError::QueueDoesNotExist);
         }
-        Ok(json!({ "QueueUrl": self.url(ctx, &name) }))
+        Ok(one_str("QueueUrl", &self.url(ctx, &name)))
     }
 
     pub(super) fn list_queues(
         &mut self,
         ctx: &CallContext,
         req: ListQueuesRequest,
-    ) -> Result<Value, SqsError> {
+    ) -> Result<String, SqsError> {
         let prefix = req.queue_name_prefix.unwrap_or_default();
         let names: Vec<&String> = self
             .by_name
@@ -188,25 +188,21 @@ impl Engine {
             .map(|(n, _)| n)
             .collect();
         let (page, token) = paginate(&names, req.max_results, req.next_token.as_deref())?;
-        let mut out = Map::new();
+        let mut out = String::new();
+        let mut o = Obj::new(&mut out);
+        o.opt("NextToken", token.as_deref());
         if !page.is_empty() {
-            let urls: Vec<Value> = page
-                .iter()
-                .map(|n| Value::String(self.url(ctx, n)))
-                .collect();
-            out.insert("QueueUrls".into(), Value::Array(urls));
+            self.urls(ctx, o.member("QueueUrls"), &page);
         }
-        if let Some(t) = token {
-            out.insert("NextToken".into(), Value::String(t));
-        }
-        Ok(Value::Object(out))
+        o.end();
+        Ok(out)
     }
 
     pub(super) fn list_dead_letter_source_queues(
         &mut self,
         ctx: &CallContext,
         req: ListDeadLetterSourceQueuesRequest,
-    ) -> Result<Value, SqsError> {
+    ) -> Result<String, SqsError> {
         let uid = self.required_url(&req.queue_url)?;
         let dlq_arn = self.arn(&self.queue(uid)?.name);
         let names: Vec<&String> = self
@@ -223,24 +219,25 @@ impl Engine {
             .map(|(n, _)| n)
             .collect();
         let (page, token) = paginate(&names, req.max_results, req.next_token.as_deref())?;
-        let urls: Vec<Value> = page
-            .iter()
-            .map(|n| Value::String(self.url(ctx, n)))
-            .collect();
+        let mut out = String::new();
+        let mut o = Obj::new(&mut out);
+        o.opt("NextToken", token.as_deref());
         // `queueUrls` is required in the model: present even when empty (spec §4.16).
-        let mut out = Map::new();
-        out.insert("queueUrls".into(), Value::Array(urls));
-        if let Some(t) = token {
-            out.insert("NextToken".into(), Value::String(t));
-        }
-        Ok(Value::Object(out))
+        self.urls(ctx, o.member("queueUrls"), &page);
+        o.end();
+        Ok(out)
+    }
+
+    /// The queues' URLs as a JSON list.
+    fn urls(&self, ctx: &CallContext, out: &mut String, names: &[&String]) {
+        list(out, names, |out, n| string(out, &self.url(ctx, n)));
     }
 
     pub(super) fn get_queue_attributes(
         &mut self,
         _now: u64,
         req: GetQueueAttributesRequest,
-    ) -> Result<Value, SqsError> {
+    ) -> Result<String, SqsError> {
         let uid = self.required_url(&req.queue_url)?;
         let names = req.attribute_names.unwrap_or_default();
         for n in &names {
@@ -249,25 +246,28 @@ impl Engine {
             }
         }
         let all = names.iter().any(|n| n == "All");
-        let wanted: Vec<&str> = if all {
-            ALL_NAMES.to_vec()
-        } else {
-            names.iter().map(String::as_str).collect()
-        };
         let q = self.queue(uid)?;
-        let mut out = Map::new();
-        for name in wanted {
+        // In byte order of the names and each once, however the request named them: every name
+        // is one of ALL_NAMES (checked above), which is in that order.
+        let mut attributes = String::new();
+        let mut o = Obj::new(&mut attributes);
+        let mut any = false;
+        for &name in ALL_NAMES {
+            if !all && !names.iter().any(|n| n == name) {
+                continue;
+            }
             if let Some(v) = self.attribute_value(q, name) {
-                out.insert(name.to_string(), Value::String(v));
+                o.str(name, &v);
+                any = true;
             }
         }
-        if out.is_empty() {
-            return Ok(json!({}));
+        o.end();
+        if !any {
+            return Ok(empty());
         }
-        // The map moved in, not `json!`'s copy of it (`to_value(&out)` clones a whole map).
-        let mut answer = Map::new();
-        answer.insert("Attributes".into(), Value::Object(out));
-        Ok(Value::Object(answer))
+        let mut out = String::with_capacity(attributes.len() + 16);
+        Obj::new(&mut out).raw("Attributes", &attributes).end();
+        Ok(out)
     }
 
     /// One attribute as GetQueueAttributes renders it (counters included).
@@ -287,7 +287,7 @@ impl Engine {
         &mut self,
         now: u64,
         req: SetQueueAttributesRequest,
-    ) -> Result<Value, SqsError> {
+    ) -> Result<String, SqsError> {
         let uid = self.required_url(&req.queue_url)?;
         let attrs = req
             .attributes
@@ -308,7 +308,7 @@ impl Engine {
         }
         self.journal.touch(RecordKey::Queue(uid));
         self.sync_deadline(uid);
-        Ok(json!({}))
+        Ok(empty())
     }
 
     /// FIFO queue delay changes apply to messages already waiting for their first delivery
@@ -333,7 +333,7 @@ impl Engine {
         }
     }
 
-    pub(super) fn tag_queue(&mut self, now: u64, req: TagQueueRequest) -> Result<Value, SqsError> {
+    pub(super) fn tag_queue(&mut self, now: u64, req: TagQueueRequest) -> Result<String, SqsError> {
         let uid = self.required_url(&req.queue_url)?;
         let tags = req
             .tags
@@ -351,14 +351,14 @@ impl Engine {
         q.tags = merged;
         q.modified_at = q.modified_at.max(now);
         self.journal.touch(RecordKey::Queue(uid));
-        Ok(json!({}))
+        Ok(empty())
     }
 
     pub(super) fn untag_queue(
         &mut self,
         _now: u64,
         req: UntagQueueRequest,
-    ) -> Result<Value, SqsError> {
+    ) -> Result<String, SqsError> {
         let uid = self.required_url(&req.queue_url)?;
         let keys = req
             .tag_keys
@@ -374,23 +374,27 @@ impl Engine {
             q.tags.remove(&k);
         }
         self.journal.touch(RecordKey::Queue(uid));
-        Ok(json!({}))
+        Ok(empty())
     }
 
-    pub(super) fn list_queue_tags(&mut self, req: QueueUrlRequest) -> Result<Value, SqsError> {
+    pub(super) fn list_queue_tags(&mut self, req: QueueUrlRequest) -> Result<String, SqsError> {
         let uid = self.required_url(&req.queue_url)?;
         let q = self.queue(uid)?;
         if q.tags.is_empty() {
-            return Ok(json!({}));
+            return Ok(empty());
         }
-        Ok(json!({ "Tags": q.tags }))
+        let mut out = String::new();
+        let mut o = Obj::new(&mut out);
+        str_map(o.member("Tags"), q.tags.iter());
+        o.end();
+        Ok(out)
     }
 
     pub(super) fn purge_queue(
         &mut self,
         now: u64,
         req: QueueUrlRequest,
-    ) -> Result<Value, SqsError> {
+    ) -> Result<String, SqsError> {
         let uid = self.required_url(&req.queue_url)?;
         let q = self
             .queues
@@ -414,14 +418,14 @@ impl Engine {
         }
         self.journal.touch(RecordKey::Queue(uid));
         self.sync_deadline(uid);
-        Ok(json!({}))
+        Ok(empty())
     }
 
     pub(super) fn add_permission(
         &mut self,
         now: u64,
         req: AddPermissionRequest,
-    ) -> Result<Value, SqsError> {
+    ) -> Result<String, SqsError> {
         let uid = self.required_url(&req.queue_url)?;
         let label = req
             .label
@@ -479,19 +483,24 @@ impl Engine {
         }
         let q = self.queue(uid)?;
         let arn = self.arn(&q.name);
+        // Values built and moved, not through `json!` (its `to_value` brings serde_json's
+        // value serializer into the wasm) nor cloned (a `Value` clone brings the map's).
         let mut policy: Value = q
             .attrs
             .policy
             .as_deref()
             .and_then(|p| serde_json::from_str(p).ok())
             .unwrap_or_else(|| {
-                json!({"Version": "2008-10-17", "Id": format!("{arn}/SQSDefaultPolicy"), "Statement": []})
+                let mut p = Map::new();
+                p.insert("Version".into(), Value::String("2008-10-17".into()));
+                p.insert(
+                    "Id".into(),
+                    Value::String(format!("{arn}/SQSDefaultPolicy")),
+                );
+                p.insert("Statement".into(), Value::Array(Vec::new()));
+                Value::Object(p)
             });
-        let statements = policy
-            .get("Statement")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
+        let mut statements = take_statements(&mut policy);
         if statements
             .iter()
             .any(|s| s.get("Sid").and_then(Value::as_str) == Some(label.as_str()))
@@ -512,27 +521,28 @@ impl Engine {
                 .collect(),
         );
         let action_names = one_or_many(actions.iter().map(|a| format!("SQS:{a}")).collect());
-        let mut statements = statements;
-        statements.push(json!({
-            "Sid": label,
-            "Effect": "Allow",
-            "Principal": {"AWS": principals},
-            "Action": action_names,
-            "Resource": arn,
-        }));
+        let mut principal = Map::new();
+        principal.insert("AWS".into(), principals);
+        let mut statement = Map::new();
+        statement.insert("Sid".into(), Value::String(label));
+        statement.insert("Effect".into(), Value::String("Allow".into()));
+        statement.insert("Principal".into(), Value::Object(principal));
+        statement.insert("Action".into(), action_names);
+        statement.insert("Resource".into(), Value::String(arn));
+        statements.push(Value::Object(statement));
         policy["Statement"] = Value::Array(statements);
         let q = self.queue_mut(uid)?;
         q.attrs.policy = Some(super::json_out::value_text(&policy));
         q.modified_at = now;
         self.journal.touch(RecordKey::Queue(uid));
-        Ok(json!({}))
+        Ok(empty())
     }
 
     pub(super) fn remove_permission(
         &mut self,
         now: u64,
         req: RemovePermissionRequest,
-    ) -> Result<Value, SqsError> {
+    ) -> Result<String, SqsError> {
         let uid = self.required_url(&req.queue_url)?;
         let label = req
             .label
@@ -544,17 +554,13 @@ impl Engine {
             .as_deref()
             .and_then(|p| serde_json::from_str(p).ok())
             .ok_or_else(|| invalid_value(&label, "Label", "can't find label."))?;
-        let statements: Vec<Value> = policy
-            .get("Statement")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
+        let statements = take_statements(&mut policy);
+        let all = statements.len();
         let kept: Vec<Value> = statements
-            .iter()
+            .into_iter()
             .filter(|s| s.get("Sid").and_then(Value::as_str) != Some(label.as_str()))
-            .cloned()
             .collect();
-        if kept.len() == statements.len() {
+        if kept.len() == all {
             return Err(invalid_value(&label, "Label", "can't find label."));
         }
         let q = self.queue_mut(uid)?;
@@ -567,7 +573,16 @@ impl Engine {
         }
         q.modified_at = now;
         self.journal.touch(RecordKey::Queue(uid));
-        Ok(json!({}))
+        Ok(empty())
+    }
+}
+
+/// A policy's statements, moved out of it (none when it has no list of them); the caller puts
+/// the list it keeps back.
+fn take_statements(policy: &mut Value) -> Vec<Value> {
+    match policy.get_mut("Statement") {
+        Some(Value::Array(list)) => std::mem::take(list),
+        _ => Vec::new(),
     }
 }
 
@@ -578,13 +593,10 @@ fn paginate<'a>(
     max_results: Option<i64>,
     next_token: Option<&str>,
 ) -> Result<(Vec<&'a String>, Option<String>), SqsError> {
-    let b64 = &base64::engine::general_purpose::URL_SAFE_NO_PAD;
     let start = match next_token {
         None | Some("") => 0,
         Some(token) => {
-            let after = b64
-                .decode(token)
-                .ok()
+            let after = crate::b64::decode_url(token.as_bytes())
                 .and_then(|b| String::from_utf8(b).ok())
                 .ok_or_else(|| invalid_value(token, "NextToken", "Invalid NextToken value."))?;
             names.partition_point(|n| n.as_str() <= after.as_str())
@@ -608,7 +620,7 @@ fn paginate<'a>(
         .collect();
     let more = start + page.len() < names.len();
     let token = match (more, page.last()) {
-        (true, Some(last)) => Some(b64.encode(last.as_bytes())),
+        (true, Some(last)) => Some(crate::b64::encode_url(last.as_bytes())),
         _ => None,
     };
     Ok((page, token))

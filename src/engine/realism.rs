@@ -4,6 +4,7 @@
 //! engine's seed (a keyed hash of a counter, like the ids), so a test that found a bug finds it
 //! again on every run with the same seed and the same calls.
 
+use super::json_out::{push_u64, value_text, Obj};
 use serde::{Deserialize, Serialize};
 use siphasher::sip::SipHasher13;
 use std::hash::Hasher;
@@ -64,6 +65,54 @@ impl Realism {
             throttling: Some(Throttling::default()),
             latency: Some((5, 30)),
         }
+    }
+
+    /// The settings as JSON text (the package's `realismFor` / `realismPreset`): members in
+    /// byte order of their names, as the `Value` they were built as printed them, written
+    /// through the crate's writer.
+    pub fn to_json(&self) -> String {
+        let r = self;
+        // A number as serde_json prints it (a non-finite one as `null`, as `json!` made it).
+        let number = |f: f64| value_text(&serde_json::Value::from(f));
+        let mut out = String::new();
+        let mut o = Obj::new(&mut out);
+        o.raw("duplicateDelivery", &number(r.duplicate_delivery));
+        match r.latency {
+            Some((min, max)) => {
+                let l = o.member("latency");
+                l.push('[');
+                push_u64(l, u64::from(min));
+                l.push(',');
+                push_u64(l, u64::from(max));
+                l.push(']');
+            }
+            None => {
+                o.raw("latency", "null");
+            }
+        }
+        o.bool("reorder", r.reorder)
+            .raw("shortPollSampling", &number(r.short_poll_sampling));
+        match &r.throttling {
+            Some(t) => {
+                Obj::new(o.member("throttling"))
+                    .u64("fifoPerAction", u64::from(t.fifo_per_action))
+                    .u64(
+                        "highThroughputPartitions",
+                        u64::from(t.high_throughput_partitions),
+                    )
+                    .u64(
+                        "highThroughputPerPartition",
+                        u64::from(t.high_throughput_per_partition),
+                    )
+                    .nullable_u64("standardPerAction", t.standard_per_action.map(u64::from))
+                    .end();
+            }
+            None => {
+                o.raw("throttling", "null");
+            }
+        }
+        o.end();
+        out
     }
 
     /// Does any engine-side knob do something?
@@ -128,6 +177,44 @@ pub fn group_partition(group: &str, partitions: u32) -> u32 {
 
 #[cfg(test)]
 mod tests {
+    /// `to_json` against the `json!` tree it replaced, printed.
+    #[test]
+    fn to_json_is_the_value_it_replaced() {
+        let old = |r: &Realism| {
+            serde_json::json!({
+                "duplicateDelivery": r.duplicate_delivery,
+                "reorder": r.reorder,
+                "shortPollSampling": r.short_poll_sampling,
+                "throttling": r.throttling.as_ref().map(|t| serde_json::json!({
+                    "fifoPerAction": t.fifo_per_action,
+                    "highThroughputPerPartition": t.high_throughput_per_partition,
+                    "highThroughputPartitions": t.high_throughput_partitions,
+                    "standardPerAction": t.standard_per_action,
+                })),
+                "latency": r.latency.map(|(min, max)| [min, max]),
+            })
+            .to_string()
+        };
+        let odd = Realism {
+            duplicate_delivery: f64::NAN,
+            reorder: false,
+            short_poll_sampling: 1e-7,
+            throttling: Some(Throttling {
+                standard_per_action: Some(u32::MAX),
+                ..Throttling::default()
+            }),
+            latency: Some((0, u32::MAX)),
+        };
+        let third = Realism {
+            duplicate_delivery: 1.0,
+            short_poll_sampling: f64::INFINITY,
+            ..Realism::default()
+        };
+        for r in [Realism::default(), Realism::aws(), odd, third] {
+            assert_eq!(r.to_json(), old(&r));
+        }
+    }
+
     use super::*;
 
     #[test]

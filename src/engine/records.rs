@@ -447,9 +447,9 @@ impl Engine {
             let Some(q) = engine.queues.get_mut(&uid) else {
                 continue;
             };
-            let message_id = d
-                .message_id
-                .map_err(|id| RestoreError::Corrupt(format!("bad message id {id:?}")))?;
+            let message_id = d.message_id.map_err(|id| {
+                RestoreError::Corrupt(format!("bad message id {}", crate::error::quoted(&id)))
+            })?;
             q.remember_dedup(
                 d.key.into_owned(),
                 DedupEntry {
@@ -493,8 +493,9 @@ impl Engine {
         let q = self.queues.get_mut(&uid).ok_or_else(|| {
             RestoreError::Corrupt(format!("message {uid:x}/{seq:x} of a missing queue"))
         })?;
-        let id =
-            c.id.map_err(|id| RestoreError::Corrupt(format!("bad message id {id:?}")))?;
+        let id = c.id.map_err(|id| {
+            RestoreError::Corrupt(format!("bad message id {}", crate::error::quoted(&id)))
+        })?;
         let group_name = c.extra.as_ref().and_then(|e| e.group_id.clone());
         let group = q.intern_group(group_name.as_deref());
         if c.enqueued_at != c.sent_at {
@@ -537,7 +538,10 @@ impl Engine {
         // of the fields' many `?`s (a call to the formatting and a drop each, in the wasm).
         match self.read_fields(key, value, into) {
             Ok(()) => Ok(()),
-            Err(Bad::What(what)) => Err(RestoreError::Corrupt(format!("record {key:?}: {what}"))),
+            Err(Bad::What(what)) => Err(RestoreError::Corrupt(format!(
+                "record {}: {what}",
+                crate::error::quoted(key)
+            ))),
             Err(Bad::Newer(e)) => Err(e),
         }
     }

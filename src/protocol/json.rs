@@ -58,12 +58,12 @@ pub fn success_text(output: String, request_id: &str) -> HttpResponse {
 
 /// The error's status, `{"__type", "message"}` body and `x-amzn-query-error` header.
 pub fn error(err: &SqsError, request_id: &str) -> HttpResponse {
-    let body = serde_json::json!({"__type": err.json_type(), "message": err.message()});
-    let mut r = response(
-        err.http_status(),
-        request_id,
-        serde_json::to_vec(&body).unwrap_or_default(),
-    );
+    let mut body = String::new();
+    crate::engine::json_out::Obj::new(&mut body)
+        .str("__type", &err.json_type())
+        .str("message", &err.message())
+        .end();
+    let mut r = response(err.http_status(), request_id, body.into_bytes());
     r.headers.push((
         "x-amzn-query-error".into(),
         format!("{};Sender", err.query_code()),

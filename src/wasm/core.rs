@@ -304,11 +304,9 @@ impl WasqCore {
     pub fn peek(&mut self, now: f64, queue_url: &str, context: JsValue) -> Result<String, JsValue> {
         let now = convert::now(now)?;
         let ctx = convert::context(&context)?;
-        let out = self
-            .service
-            .peek(now, &ctx, queue_url)
-            .map_err(|e| sqs_error(&e))?;
-        Ok(crate::engine::json_out::value_text(&out))
+        self.service
+            .peek_text(now, &ctx, queue_url)
+            .map_err(|e| sqs_error(&e))
     }
 
     /// Would a ReceiveMessage on the queue return something at `now`? (Long polling asks this.)

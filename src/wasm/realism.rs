@@ -8,7 +8,7 @@
 use super::core::WasqCore;
 use super::error::type_error;
 use crate::engine::{Realism, Throttling};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
@@ -34,15 +34,16 @@ impl WasqCore {
     /// The realism settings in force for a queue (its override, else the engine's), as JSON.
     #[wasm_bindgen(js_name = realismFor)]
     pub fn realism_for(&mut self, queue: &str, region: Option<String>) -> String {
-        crate::engine::json_out::value_text(&to_json(
-            self.service.engine(region.as_deref()).realism_for(queue),
-        ))
+        self.service
+            .engine(region.as_deref())
+            .realism_for(queue)
+            .to_json()
     }
 
     /// A named preset as JSON (`"aws"`: what real SQS does by default), or undefined.
     #[wasm_bindgen(js_name = realismPreset)]
     pub fn realism_preset(name: &str) -> Option<String> {
-        (name == "aws").then(|| crate::engine::json_out::value_text(&to_json(&Realism::aws())))
+        (name == "aws").then(|| Realism::aws().to_json())
     }
 }
 
@@ -116,19 +117,4 @@ fn u32_of(value: &Value, what: &str) -> Result<u32, JsValue> {
         .as_u64()
         .and_then(|n| u32::try_from(n).ok())
         .ok_or_else(|| type_error(&format!("realism {what} must be a non-negative integer")))
-}
-
-fn to_json(r: &Realism) -> Value {
-    json!({
-        "duplicateDelivery": r.duplicate_delivery,
-        "reorder": r.reorder,
-        "shortPollSampling": r.short_poll_sampling,
-        "throttling": r.throttling.as_ref().map(|t| json!({
-            "fifoPerAction": t.fifo_per_action,
-            "highThroughputPerPartition": t.high_throughput_per_partition,
-            "highThroughputPartitions": t.high_throughput_partitions,
-            "standardPerAction": t.standard_per_action,
-        })),
-        "latency": r.latency.map(|(min, max)| [min, max]),
-    })
 }

@@ -13,7 +13,6 @@ use super::super::message::{MessageExtra, MessageState};
 use super::super::move_tasks::MoveTask;
 use super::super::queue::Attempt;
 use crate::model::{MessageAttributeValue, MessageAttributes};
-use base64::Engine as _;
 use serde_json::{Map, Value};
 
 /// A value written into a fresh buffer by `write` (the nested parts of a record).
@@ -40,7 +39,7 @@ fn str_json(s: &str) -> String {
 }
 
 fn b64(bytes: &[u8]) -> String {
-    base64::engine::general_purpose::STANDARD.encode(bytes)
+    crate::b64::encode(bytes)
 }
 
 pub(super) fn write_attributes(out: &mut String, attrs: &QueueAttributes) {
@@ -285,9 +284,7 @@ impl<'a> Fields<'a> {
 }
 
 fn unb64(key: &str, s: &str) -> Result<Vec<u8>, String> {
-    base64::engine::general_purpose::STANDARD
-        .decode(s.as_bytes())
-        .map_err(|_| format!("invalid base64 in field `{key}`"))
+    crate::b64::decode(s.as_bytes()).ok_or_else(|| format!("invalid base64 in field `{key}`"))
 }
 
 pub(super) fn read_attributes(v: &Value) -> Result<QueueAttributes, String> {
