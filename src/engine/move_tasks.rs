@@ -14,6 +14,7 @@ use crate::error::{invalid_value, SqsError};
 use crate::events::EventKind;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::collections::BTreeSet;
 
 /// The rate when the caller names none ("system-chosen" on AWS).
 const DEFAULT_RATE: u32 = 500;
@@ -305,7 +306,7 @@ impl Engine {
             q.next_ready_group()
                 .and_then(|g| q.group_head_run(g, 1).first().copied())
         } else {
-            q.next_standard(&[], None)
+            q.next_standard(&BTreeSet::new(), None)
         };
         let Some(seq) = seq else { return Ok(false) };
         let dest_arn = match destination {

@@ -44,58 +44,14 @@ pub(crate) struct Removed {
 
 #[derive(Debug, Default)]
 struct Lane {
-    /// The lane's visible messages as `(seq, 0)`: the `(u64, u64)` set type the queue's timers
-    /// and the message store already use, so that no B-tree of `u64`s is compiled into the
-    /// wasm for it (one B-tree instantiation is ~7 KB of code there).
-    ready: BTreeSet<(u64, u64)>,
+    ready: BTreeSet<u64>,
     in_rotation: bool,
 }
 
 #[derive(Debug, Default)]
 pub(crate) struct FifoGroup {
-    pub(crate) members: Members,
+    pub(crate) members: BTreeSet<u64>,
     ready_key: Option<u64>,
-}
-
-/// A FIFO group's messages, sequence numbers ascending (send order). A deque rather than an
-/// ordered set: a message joins at the back (sequences only grow) and leaves mostly from the
-/// front (a group is delivered in order; expiry takes the oldest), both O(1); one out of
-/// order is placed or found by binary search. Smaller than a B-tree per message and per group,
-/// and no B-tree of `u64`s in the wasm.
-#[derive(Debug, Default)]
-pub(crate) struct Members(VecDeque<u64>);
-
-impl Members {
-    pub(crate) fn first(&self) -> Option<&u64> {
-        self.0.front()
-    }
-
-    pub(crate) fn iter(&self) -> std::collections::vec_deque::Iter<'_, u64> {
-        self.0.iter()
-    }
-
-    fn insert(&mut self, seq: u64) {
-        match self.0.back() {
-            Some(&last) if last >= seq => {
-                let i = self.0.partition_point(|&s| s < seq);
-                if self.0.get(i) != Some(&seq) {
-                    self.0.insert(i, seq);
-                }
-            }
-            _ => self.0.push_back(seq),
-        }
-    }
-
-    fn remove(&mut self, seq: u64) {
-        if self.0.front() == Some(&seq) {
-            self.0.pop_front();
-            return;
-        }
-        let i = self.0.partition_point(|&s| s < seq);
-        if self.0.get(i) == Some(&seq) {
-            self.0.remove(i);
-        }
-    }
 }
 
 /// A cached FIFO receive, replayed for a retry with the same ReceiveRequestAttemptId. Persisted:
@@ -340,7 +296,7 @@ impl Queue {
 
     fn lane_push(&mut self, group: u32, seq: u64) {
         let lane = self.lanes.entry(group).or_default();
-        lane.ready.insert((seq, 0));
+        lane.ready.insert(seq);
         if !lane.in_rotation {
             lane.in_rotation = true;
             self.rotation.push_back(group);
@@ -349,7 +305,7 @@ impl Queue {
 
     fn lane_remove(&mut self, group: u32, seq: u64) {
         if let Some(lane) = self.lanes.get_mut(&group) {
-            lane.ready.remove(&(seq, 0));
+            lane.ready.remove(&seq);
         }
     }
 
@@ -418,7 +374,7 @@ impl Queue {
                 if !fifo {
                     let group = msg.group;
                     if let Some(lane) = self.lanes.get_mut(&group) {
-                        lane.ready.remove(&(seq, 0));
+                        lane.ready.remove(&seq);
                     }
                 }
             }
@@ -462,7 +418,7 @@ impl Queue {
                 if !fifo {
                     let group = msg.group;
                     if let Some(lane) = self.lanes.get_mut(&group) {
-                        lane.ready.remove(&(seq, 0));
+                        lane.ready.remove(&seq);
                     }
                 }
             }
@@ -489,7 +445,7 @@ impl Queue {
     /// lane and the message within the lane's first 64 are drawn at random instead.
     pub(crate) fn next_standard(
         &mut self,
-        skip: &[u64],
+        skip: &BTreeSet<u64>,
         mut shuffle: Option<&mut super::realism::Dice>,
     ) -> Option<u64> {
         if let Some(d) = shuffle.as_deref_mut() {
@@ -504,15 +460,11 @@ impl Queue {
             let Some(lane) = self.lanes.get_mut(&group) else {
                 continue;
             };
-            let mut candidates = lane
-                .ready
-                .iter()
-                .map(|&(s, _)| s)
-                .filter(|s| !skip.contains(s));
+            let mut candidates = lane.ready.iter().filter(|s| !skip.contains(s));
             let candidate = match shuffle.as_deref_mut() {
-                None => candidates.next(),
+                None => candidates.next().copied(),
                 Some(d) => {
-                    let window: Vec<u64> = candidates.take(64).collect();
+                    let window: Vec<u64> = candidates.take(64).copied().collect();
                     window.get(d.below(window.len())).copied()
                 }
             };
@@ -637,7 +589,7 @@ impl Queue {
         }
         if self.fifo() {
             if let Some(g) = self.fifo_groups.get_mut(&msg.group) {
-                g.members.remove(seq);
+                g.members.remove(&seq);
             }
             self.refresh_group(msg.group);
         }

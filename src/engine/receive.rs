@@ -13,6 +13,7 @@ use crate::error::{invalid_value, SqsError};
 use crate::events::EventKind;
 use crate::maps::SortedMap;
 use crate::validate;
+use std::collections::BTreeSet;
 
 const ATTEMPT_WINDOW_MS: u64 = 5 * 60 * 1000;
 
@@ -168,8 +169,7 @@ impl Engine {
             let sample = realism.short_poll_sampling;
             let sampling = !plan.long_poll && sample > 0.0 && sample < 1.0;
             let dice = &mut self.dice;
-            // Sampled-out messages: at most `cap` (examined is bounded by it), so a list.
-            let mut skip = Vec::new();
+            let mut skip = BTreeSet::new();
             let mut examined = 0usize;
             while delivered.len() < cap {
                 let shuffle = realism.reorder.then_some(&mut *dice);
@@ -182,7 +182,7 @@ impl Engine {
                         break;
                     }
                     if !dice.chance(sample) {
-                        skip.push(seq);
+                        skip.insert(seq);
                         let id = q
                             .messages
                             .get(&seq)
