@@ -44,7 +44,9 @@ pub mod base64_opt {
     /// Serialize as standard base64.
     pub fn serialize<S: Serializer>(v: &Option<Vec<u8>>, s: S) -> Result<S::Ok, S::Error> {
         match v {
-            Some(bytes) => s.serialize_str(&crate::b64::encode(bytes)),
+            Some(bytes) => {
+                s.serialize_str(&base64::engine::general_purpose::STANDARD.encode(bytes))
+            }
             None => s.serialize_none(),
         }
     }
@@ -68,7 +70,8 @@ pub mod base64_vec {
 
     /// Serialize as a list of standard base64 strings.
     pub fn serialize<S: Serializer>(v: &[Vec<u8>], s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(v.iter().map(|b| crate::b64::encode(b)))
+        let b64 = &base64::engine::general_purpose::STANDARD;
+        s.collect_seq(v.iter().map(|b| b64.encode(b)))
     }
 
     /// Deserialize from a list of standard base64 strings.

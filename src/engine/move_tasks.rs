@@ -12,6 +12,7 @@ use super::requests::{
 use super::{int_in_range, Engine};
 use crate::error::{invalid_value, SqsError};
 use crate::events::EventKind;
+use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -49,7 +50,7 @@ impl MoveTask {
             .str("sourceArn", &self.source_arn)
             .str("taskId", &self.id.to_string())
             .end();
-        crate::b64::encode(raw.as_bytes())
+        base64::engine::general_purpose::STANDARD.encode(raw)
     }
 
     /// One task as ListMessageMoveTasks lists it (members in byte order of their names).
@@ -191,7 +192,9 @@ impl Engine {
             .ok_or_else(|| SqsError::MissingParameter("TaskHandle".into()))?;
         let malformed =
             || SqsError::InvalidParameterValue("Value for parameter TaskHandle is invalid.".into());
-        let decoded: Value = crate::b64::decode(handle.as_bytes())
+        let decoded: Value = base64::engine::general_purpose::STANDARD
+            .decode(handle.as_bytes())
+            .ok()
             .and_then(|b| String::from_utf8(b).ok())
             .and_then(|text| serde_json::from_str(&text).ok())
             .ok_or_else(malformed)?;

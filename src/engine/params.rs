@@ -8,6 +8,7 @@
 use crate::error::SqsError;
 use crate::maps::SortedMap;
 use crate::model::{MessageAttributeValue, MessageAttributes};
+use base64::Engine as _;
 use serde_json::{Map, Value};
 
 /// The parameters of one call.
@@ -84,8 +85,10 @@ impl<'a> Params<'a> {
         let Some(v) = self.get(key) else {
             return Ok(None);
         };
+        let b64 = &base64::engine::general_purpose::STANDARD;
         let decode = |s: &str| {
-            crate::b64::decode(s.as_bytes()).ok_or_else(|| wrong_type(key, "base64-encoded binary"))
+            b64.decode(s.as_bytes())
+                .map_err(|_| wrong_type(key, "base64-encoded binary"))
         };
         let mut out = MessageAttributes::new();
         for (name, value) in as_map(v, key)? {

@@ -10,6 +10,7 @@ use crate::context::CallContext;
 use crate::error::{invalid_value, unknown_attribute, SqsError};
 use crate::events::EventKind;
 use crate::validate;
+use base64::Engine as _;
 use serde_json::{Map, Value};
 
 const PURGE_WAIT_MS: u64 = 60_000;
@@ -593,10 +594,13 @@ fn paginate<'a>(
     max_results: Option<i64>,
     next_token: Option<&str>,
 ) -> Result<(Vec<&'a String>, Option<String>), SqsError> {
+    let b64 = &base64::engine::general_purpose::URL_SAFE_NO_PAD;
     let start = match next_token {
         None | Some("") => 0,
         Some(token) => {
-            let after = crate::b64::decode_url(token.as_bytes())
+            let after = b64
+                .decode(token)
+                .ok()
                 .and_then(|b| String::from_utf8(b).ok())
                 .ok_or_else(|| invalid_value(token, "NextToken", "Invalid NextToken value."))?;
             names.partition_point(|n| n.as_str() <= after.as_str())
@@ -620,7 +624,7 @@ fn paginate<'a>(
         .collect();
     let more = start + page.len() < names.len();
     let token = match (more, page.last()) {
-        (true, Some(last)) => Some(crate::b64::encode_url(last.as_bytes())),
+        (true, Some(last)) => Some(b64.encode(last.as_bytes())),
         _ => None,
     };
     Ok((page, token))

@@ -10,6 +10,7 @@ pub use crate::digest::Md5Text;
 use crate::error::SqsError;
 use crate::maps::SortedMap;
 use crate::model::{MessageAttributeValue, MessageAttributes};
+use base64::Engine as _;
 
 /// A response that can be written as AWS JSON 1.0.
 pub trait JsonResponse {
@@ -293,16 +294,17 @@ impl ReceivedMessage {
 
 /// A `MessageAttributeValue` as AWS JSON 1.0 renders it (binary values in base64).
 fn write_attribute(out: &mut String, v: &MessageAttributeValue) {
+    let b64 = &base64::engine::general_purpose::STANDARD;
     let mut o = Obj::new(out);
     if !v.binary_list_values.is_empty() {
         list(
             o.member("BinaryListValues"),
             &v.binary_list_values,
-            |out, b| string(out, &crate::b64::encode(b)),
+            |out, b| string(out, &b64.encode(b)),
         );
     }
     if let Some(b) = &v.binary_value {
-        o.str("BinaryValue", &crate::b64::encode(b));
+        o.str("BinaryValue", &b64.encode(b));
     }
     o.str("DataType", &v.data_type);
     if !v.string_list_values.is_empty() {

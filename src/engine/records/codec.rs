@@ -13,6 +13,7 @@ use super::super::message::{MessageExtra, MessageState};
 use super::super::move_tasks::MoveTask;
 use super::super::queue::Attempt;
 use crate::model::{MessageAttributeValue, MessageAttributes};
+use base64::Engine as _;
 use serde_json::{Map, Value};
 
 /// A value written into a fresh buffer by `write` (the nested parts of a record).
@@ -39,7 +40,7 @@ fn str_json(s: &str) -> String {
 }
 
 fn b64(bytes: &[u8]) -> String {
-    crate::b64::encode(bytes)
+    base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
 pub(super) fn write_attributes(out: &mut String, attrs: &QueueAttributes) {
@@ -284,7 +285,9 @@ impl<'a> Fields<'a> {
 }
 
 fn unb64(key: &str, s: &str) -> Result<Vec<u8>, String> {
-    crate::b64::decode(s.as_bytes()).ok_or_else(|| format!("invalid base64 in field `{key}`"))
+    base64::engine::general_purpose::STANDARD
+        .decode(s.as_bytes())
+        .map_err(|_| format!("invalid base64 in field `{key}`"))
 }
 
 pub(super) fn read_attributes(v: &Value) -> Result<QueueAttributes, String> {
