@@ -13,7 +13,7 @@ readonly TARGET_BYTES=$((150 * 1024))
 # KB, fractions allowed: 169.9 KB measured at the end of the ninth session's helper branch size10
 # (answers written as JSON text instead of `Value` trees, no str Debug, no B-tree of u64s, base64
 # by byte loops; BENCHMARKS.md, "Package size → Ninth session (helper size10)").
-readonly LIMIT_KB=${WASQ_PKG_LIMIT_KB:-170.4}
+readonly LIMIT_KB=${WASQ_PKG_LIMIT_KB:-173.7}
 readonly OUT=pkg
 readonly BINDGEN_OUT=target/wasq-bindgen
 
