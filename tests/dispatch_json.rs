@@ -2,6 +2,9 @@
 //! JSON text (read with `engine::read_json_params`, printed with `to_string`), for valid calls
 //! and every kind of invalid one, and leaves the same state behind (changes and events).
 
+mod common;
+
+use common::{assert_transcript, handles};
 use serde_json::Value;
 use wasq::engine::read_json_params;
 use wasq::{CallContext, EngineConfig, Realism, Service, Throttling};
@@ -62,17 +65,6 @@ impl Pair {
         let out = out.unwrap_or_else(|e| panic!("{action} {text}: {e}"));
         serde_json::from_str(&out).unwrap_or(Value::Null)
     }
-}
-
-fn handles(out: &Value) -> Vec<String> {
-    out["Messages"]
-        .as_array()
-        .map(|m| {
-            m.iter()
-                .filter_map(|m| m["ReceiptHandle"].as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// Sends, valid and not, in every shape the fast path must take or hand over.
@@ -693,18 +685,7 @@ fn management_answers_are_the_value_answers() {
         }
     }
     let got = transcript(&answers);
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/dispatch_json_management.txt"
-    );
-    if std::env::var_os("WASQ_BLESS").is_some() {
-        std::fs::write(path, &got).unwrap_or_else(|e| panic!("{path}: {e}"));
-    }
-    let want = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    for (i, (g, w)) in got.lines().zip(want.lines()).enumerate() {
-        assert_eq!(g, w, "line {} of {path}", i + 1);
-    }
-    assert_eq!(got.lines().count(), want.lines().count(), "{path}: lines");
+    assert_transcript("dispatch_json_management.txt", &got);
     let oks = answers.iter().filter(|(_, a)| a.is_ok()).count();
     assert!(
         oks > 40 && answers.len() - oks > 20,

@@ -813,15 +813,7 @@ fn the_answers_are_the_recorded_text() {
             &mut got,
         );
     }
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/engine_import_answers.txt"
-    );
-    if std::env::var_os("WASQ_BLESS").is_some() {
-        std::fs::write(path, &got).unwrap_or_else(|e| panic!("{path}: {e}"));
-    }
-    let want = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    assert_eq!(got, want, "{path}");
+    assert_transcript("engine_import_answers.txt", &got);
     for needle in [
         "\"Extra\":{",
         "\"MessageAttributes\":{",

@@ -3,6 +3,9 @@
 //! same as `Service::peek`'s `Value`: messages in every state, the removed tail, FIFO groups
 //! locked and not, deduplication ids, dead-letter sources and realism's duplicate copies.
 
+mod common;
+
+use common::{assert_transcript, handles};
 use serde_json::Value;
 use wasq::{CallContext, EngineConfig, Realism, Service};
 
@@ -14,17 +17,6 @@ fn call(svc: &mut Service, now: u64, action: &str, text: &str) -> Value {
         .dispatch_json(now, &CallContext::default(), action, text)
         .unwrap_or_else(|e| panic!("{action} {text}: {}", e.message()));
     serde_json::from_str(&out).unwrap_or(Value::Null)
-}
-
-fn handles(out: &Value) -> Vec<String> {
-    out["Messages"]
-        .as_array()
-        .map(|m| {
-            m.iter()
-                .filter_map(|m| m["ReceiptHandle"].as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// Queues in every state peek shows, and the peek of each at some moments.
@@ -168,15 +160,7 @@ fn peek_text_is_the_value_peek_byte_for_byte() {
     for (what, text) in peeks() {
         got.push_str(&format!("{what}\n  {text}\n"));
     }
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peek_text.txt");
-    if std::env::var_os("WASQ_BLESS").is_some() {
-        std::fs::write(path, &got).unwrap_or_else(|e| panic!("{path}: {e}"));
-    }
-    let want = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    for (i, (g, w)) in got.lines().zip(want.lines()).enumerate() {
-        assert_eq!(g, w, "line {} of {path}", i + 1);
-    }
-    assert_eq!(got.lines().count(), want.lines().count(), "{path}: lines");
+    assert_transcript("peek_text.txt", &got);
     for needle in [
         "\"delayed\"",
         "\"stored\"",

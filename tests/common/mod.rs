@@ -366,3 +366,30 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     let d = Sha256::digest(bytes);
     d.iter().map(|b| format!("{b:02x}")).collect()
 }
+
+/// Compare `got` with the recorded transcript `tests/<name>` (first differing line named), or
+/// rewrite the file when `WASQ_BLESS` is set: the answers a change must leave byte-identical.
+pub fn assert_transcript(name: &str, got: &str) {
+    let path = format!("{}/tests/{name}", env!("CARGO_MANIFEST_DIR"));
+    if std::env::var_os("WASQ_BLESS").is_some() {
+        std::fs::write(&path, got).unwrap_or_else(|e| panic!("{path}: {e}"));
+    }
+    let want = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    for (i, (g, w)) in got.lines().zip(want.lines()).enumerate() {
+        assert_eq!(g, w, "line {} of {path}", i + 1);
+    }
+    assert_eq!(got.lines().count(), want.lines().count(), "{path}: lines");
+    assert_eq!(got, want, "{path}");
+}
+
+/// The receipt handles of a ReceiveMessage answer.
+pub fn handles(out: &Value) -> Vec<String> {
+    out["Messages"]
+        .as_array()
+        .map(|m| {
+            m.iter()
+                .filter_map(|m| m["ReceiptHandle"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
