@@ -4,41 +4,89 @@
 //! without persisting generator state: the counters are in the records, the key is the seed.
 
 use arrayvec::ArrayString;
+use rapidhash::v3::{rapidhash_v3_nano_inline, RapidSecrets};
 use siphasher::sip128::{Hasher128, SipHasher13};
 use std::hash::Hasher;
+
+/// How a MessageId is derived from its sequence. Stores begun before `Rapid` keep `Sip13`, so
+/// that their messages' ids, which restore derives again, come out as they were minted (an id
+/// that does not match its derivation costs its message a boxed override).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum IdScheme {
+    /// SipHash-1-3 of the sequence: every build up to the tenth session.
+    Sip13,
+    /// Two rapidhash v3 (nano) words of the sequence: ~40 instructions for what SipHash did in
+    /// ~200, and ids are derived on every send and every receive. An id needs to be unique
+    /// and look like SQS's, not to resist an attacker: 122 bits from two independently keyed
+    /// hashes collide no more often than SipHash's did.
+    Rapid,
+}
 
 /// Keys derived from the seed and the region (so two regions with one seed mint distinct ids).
 #[derive(Debug, Clone)]
 pub(crate) struct IdKeys {
+    scheme: IdScheme,
     ids: (u64, u64),
     handles: (u64, u64),
     digests: (u64, u64),
+    rapid_ids: [RapidSecrets; 2],
+    rapid_handles: RapidSecrets,
 }
 
 impl IdKeys {
+    /// Keys for a new store: ids by `IdScheme::Rapid`.
     pub(crate) fn new(seed: u64, region: &str) -> Self {
         let mut h = SipHasher13::new_with_keys(seed, 0x7761_7371_5f6b_6579); // "wasq_key"
         h.write(region.as_bytes());
         let base = h.finish128();
+        // The rapidhash secrets come from the same keyed base, so they too differ by region.
+        let mut more = SipHasher13::new_with_keys(base.h1, base.h2);
+        more.write_u64(4);
+        let rapid = more.finish128();
         IdKeys {
+            scheme: IdScheme::Rapid,
             ids: (base.h1, base.h2 ^ 1),
             handles: (base.h1 ^ 0x5a5a_5a5a, base.h2 ^ 2),
             digests: (base.h1 ^ 0x3c3c_3c3c, base.h2 ^ 3),
+            rapid_ids: [RapidSecrets::seed(rapid.h1), RapidSecrets::seed(rapid.h2)],
+            rapid_handles: RapidSecrets::seed(rapid.h1 ^ rapid.h2.rotate_left(32)),
         }
+    }
+
+    pub(crate) fn scheme(&self) -> IdScheme {
+        self.scheme
+    }
+
+    /// Derive ids as a store begun with `scheme` did (restore).
+    pub(crate) fn set_scheme(&mut self, scheme: IdScheme) {
+        self.scheme = scheme;
     }
 
     /// The 128 bits of a MessageId for the message with this engine-wide sequence.
     pub(crate) fn message_id(&self, seq: u64) -> u128 {
-        let mut h = SipHasher13::new_with_keys(self.ids.0, self.ids.1);
-        h.write_u64(seq);
-        let v = h.finish128();
-        let raw = ((v.h1 as u128) << 64) | v.h2 as u128;
+        let (hi, lo) = match self.scheme {
+            IdScheme::Rapid => {
+                let bytes = seq.to_le_bytes();
+                (
+                    rapidhash_v3_nano_inline::<true, false>(&bytes, &self.rapid_ids[0]),
+                    rapidhash_v3_nano_inline::<true, false>(&bytes, &self.rapid_ids[1]),
+                )
+            }
+            IdScheme::Sip13 => {
+                let mut h = SipHasher13::new_with_keys(self.ids.0, self.ids.1);
+                h.write_u64(seq);
+                let v = h.finish128();
+                (v.h1, v.h2)
+            }
+        };
+        let raw = ((hi as u128) << 64) | lo as u128;
         // Stamp the RFC 4122 version (4) and variant bits so the id looks like every SQS id.
         (raw & !(0xF000u128 << 64) & !(0xC000u128 << 48)) | (0x4000u128 << 64) | (0x8000u128 << 48)
     }
 
     /// A 128-bit keyed digest standing in for a string in an index (FIFO deduplication keys):
-    /// keyed by the seed, so nobody can aim two keys at one digest.
+    /// keyed by the seed, so nobody can aim two keys at one digest. SipHash, not rapidhash:
+    /// these strings come from the client.
     pub(crate) fn digest(&self, bytes: &[u8]) -> [u64; 2] {
         let mut h = SipHasher13::new_with_keys(self.digests.0, self.digests.1);
         h.write(bytes);
@@ -46,9 +94,14 @@ impl IdKeys {
         [v.h1, v.h2]
     }
 
-    /// The MAC of a handle's first 21 bytes: SipHash-1-3 (`SipHasher13::finish`, the second half
-    /// of its 128-bit output).
+    /// The MAC of a handle's first 21 bytes, by the handle's version: SipHash-1-3
+    /// (`SipHasher13::finish`) in version 1, rapidhash v3 nano in version 2. It tells a handle
+    /// this engine minted from a mistyped, truncated or foreign one; the queue, sequence and
+    /// serial it names are checked against the engine's state after that.
     fn handle_mac(&self, bytes: &[u8; RAW_LEN]) -> u64 {
+        if bytes[0] == HANDLE_VERSION {
+            return rapidhash_v3_nano_inline::<true, false>(&bytes[..21], &self.rapid_handles);
+        }
         let word = |at: usize| crate::words::word_at(bytes, at).unwrap_or_default();
         // The same hash as one write of all 21 bytes (the hasher is a stream); whole words take
         // its short-write path, cheaper than the general `write`'s buffering for so few bytes.
@@ -62,8 +115,12 @@ impl IdKeys {
     /// A receipt handle naming the queue incarnation, the message and the delivery. Inline, not
     /// a `String`: every received message carries one, and its length never changes.
     pub(crate) fn receipt_handle(&self, receipt: Receipt) -> ReceiptHandleText {
+        self.receipt_handle_of_version(receipt, HANDLE_VERSION)
+    }
+
+    fn receipt_handle_of_version(&self, receipt: Receipt, version: u8) -> ReceiptHandleText {
         let mut bytes = [0u8; RAW_LEN];
-        bytes[0] = HANDLE_VERSION;
+        bytes[0] = version;
         bytes[1..9].copy_from_slice(&receipt.queue.to_be_bytes());
         bytes[9..17].copy_from_slice(&receipt.seq.to_be_bytes());
         bytes[17..21].copy_from_slice(&receipt.serial.to_be_bytes());
@@ -75,12 +132,13 @@ impl IdKeys {
         crate::hex::ascii_text(&text)
     }
 
-    /// Decode a receipt handle; `None` for anything this engine did not mint.
+    /// Decode a receipt handle; `None` for anything this engine did not mint. Handles of
+    /// version 1, minted by earlier builds, stay valid across an upgrade.
     pub(crate) fn parse_receipt_handle(&self, handle: &str) -> Option<Receipt> {
         let b64 = handle.strip_prefix(HANDLE_PREFIX)?;
         // Refuses any other length: every handle this engine mints has exactly this one.
         let bytes = crate::base64url::decode::<RAW_LEN>(b64.as_bytes())?;
-        if bytes[0] != HANDLE_VERSION {
+        if bytes[0] != HANDLE_VERSION && bytes[0] != SIP_HANDLE_VERSION {
             return None;
         }
         let mac = u64::from_be_bytes(bytes[21..29].try_into().ok()?);
@@ -96,7 +154,10 @@ impl IdKeys {
 }
 
 const HANDLE_PREFIX: &str = "AQEB";
-const HANDLE_VERSION: u8 = 1;
+/// The handles this build mints (rapidhash MAC).
+const HANDLE_VERSION: u8 = 2;
+/// Handles of earlier builds (SipHash MAC), still read.
+const SIP_HANDLE_VERSION: u8 = 1;
 const RAW_LEN: usize = 29;
 /// The prefix and the unpadded base64 of RAW_LEN bytes.
 const HANDLE_LEN: usize = HANDLE_PREFIX.len() + crate::base64url::encoded_len(RAW_LEN);
@@ -176,11 +237,12 @@ mod tests {
         assert_eq!(keys.parse_receipt_handle(&tampered), None);
     }
 
-    /// The handle as first written: the MAC as one streaming write of all 21 bytes.
+    /// A version 1 handle as first written: the SipHash MAC as one streaming write of all 21
+    /// bytes.
     fn reference_handle(keys: &IdKeys, r: Receipt) -> String {
         use base64::Engine as _;
         let mut bytes = [0u8; RAW_LEN];
-        bytes[0] = HANDLE_VERSION;
+        bytes[0] = SIP_HANDLE_VERSION;
         bytes[1..9].copy_from_slice(&r.queue.to_be_bytes());
         bytes[9..17].copy_from_slice(&r.seq.to_be_bytes());
         bytes[17..21].copy_from_slice(&r.serial.to_be_bytes());
@@ -191,18 +253,23 @@ mod tests {
         format!("{HANDLE_PREFIX}{b64}")
     }
 
-    /// Handles minted before an upgrade must still verify after it: the MAC is written in
-    /// pieces now, and must hash as the one write of 21 bytes it replaced.
-    #[test]
-    fn handles_and_ids_are_the_texts_earlier_builds_minted() {
-        let keys = IdKeys::new(7, "eu-west-1");
+    fn xorshift() -> impl FnMut() -> u64 {
         let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = move || {
+        move || {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
             x
-        };
+        }
+    }
+
+    /// A store begun by an earlier build derives its ids by SipHash, and handles minted before
+    /// an upgrade (version 1) must still verify after it.
+    #[test]
+    fn handles_and_ids_are_the_texts_earlier_builds_minted() {
+        let mut keys = IdKeys::new(7, "eu-west-1");
+        keys.set_scheme(IdScheme::Sip13);
+        let mut next = xorshift();
         // MessageIds as earlier builds minted them (seed 7, eu-west-1), as fixed texts: a
         // restored store's ids are derived again, so they must never change.
         let minted = [
@@ -220,9 +287,77 @@ mod tests {
                 seq,
                 serial: next() as u32,
             };
-            let handle = keys.receipt_handle(r);
+            let handle = keys.receipt_handle_of_version(r, SIP_HANDLE_VERSION);
             assert_eq!(handle.as_str(), reference_handle(&keys, r));
             assert_eq!(keys.parse_receipt_handle(&handle), Some(r));
+            // The scheme of ids does not matter to a handle.
+            let rapid = IdKeys::new(7, "eu-west-1");
+            assert_eq!(rapid.parse_receipt_handle(&handle), Some(r));
+        }
+    }
+
+    /// The ids and handles this build mints, as fixed texts: ids are derived again on restore
+    /// and handles outlive a restart, so a rapidhash release must not change them.
+    #[test]
+    fn rapid_ids_and_handles_are_fixed_texts() {
+        let keys = IdKeys::new(7, "eu-west-1");
+        assert_eq!(keys.scheme(), IdScheme::Rapid);
+        let minted = [
+            "8f5f85bb-d9d2-4f10-9be6-453297392640",
+            "e6cc1c9c-43c3-4b55-9e59-b9409871e765",
+            "cd3c32a3-41ff-4535-99a4-253ad416f72a",
+        ];
+        for (seq, text) in (1..).zip(minted) {
+            assert_eq!(uuid_text(keys.message_id(seq)).as_str(), text);
+        }
+        let r = Receipt {
+            queue: 3,
+            seq: 1,
+            serial: 1,
+        };
+        assert_eq!(
+            keys.receipt_handle(r).as_str(),
+            "AQEBAgAAAAAAAAADAAAAAAAAAAEAAAABdGfq-Oi8GVo"
+        );
+    }
+
+    /// Every bit of a version 2 handle is covered: flipping any one is refused.
+    #[test]
+    fn rapid_handles_refuse_any_single_bit_flip() {
+        let keys = IdKeys::new(11, "us-east-1");
+        let mut next = xorshift();
+        for _ in 0..200 {
+            let r = Receipt {
+                queue: next() % 1000,
+                seq: next(),
+                serial: next() as u32,
+            };
+            let handle = keys.receipt_handle(r);
+            assert_eq!(keys.parse_receipt_handle(&handle), Some(r));
+            let b64 = &handle[HANDLE_PREFIX.len()..];
+            let raw = crate::base64url::decode::<RAW_LEN>(b64.as_bytes()).unwrap();
+            for bit in 0..RAW_LEN * 8 {
+                let mut bytes = raw;
+                bytes[bit / 8] ^= 1 << (bit % 8);
+                let mut text = [0u8; HANDLE_LEN];
+                text[..HANDLE_PREFIX.len()].copy_from_slice(HANDLE_PREFIX.as_bytes());
+                crate::base64url::encode(&bytes, &mut text[HANDLE_PREFIX.len()..]);
+                let flipped = std::str::from_utf8(&text).unwrap();
+                assert_eq!(keys.parse_receipt_handle(flipped), None, "bit {bit}");
+            }
+        }
+    }
+
+    /// A million consecutive sequences give a million distinct ids (both schemes).
+    #[test]
+    fn ids_of_consecutive_sequences_are_distinct() {
+        for scheme in [IdScheme::Rapid, IdScheme::Sip13] {
+            let mut keys = IdKeys::new(5, "us-east-1");
+            keys.set_scheme(scheme);
+            let mut seen = std::collections::HashSet::new();
+            for seq in 0..1_000_000u64 {
+                assert!(seen.insert(keys.message_id(seq)), "{scheme:?} seq {seq}");
+            }
         }
     }
 

@@ -24,7 +24,7 @@
 //! from the body, as before; there every message has a state record.
 
 use super::attributes::QueueAttributes;
-use super::ids::uuid_text;
+use super::ids::{uuid_text, IdScheme};
 use super::journal::{unpack, RecordKey, DELETED, TASK};
 use super::json_out::{self, Obj};
 use super::message::{Delivery, Message};
@@ -67,6 +67,8 @@ struct MetaRecord {
     /// The seed ids and receipt handles derive from: a store keeps its seed, so handles issued
     /// before a restart stay valid even when the host drew the seed at random.
     seed: Option<u64>,
+    /// `Some(2)` when ids derive by `IdScheme::Rapid`; stores begun earlier have no such field.
+    ids: Option<u64>,
     next_seq: u64,
     next_queue: u64,
     next_task: u64,
@@ -267,13 +269,18 @@ impl Engine {
     /// nothing the caller uses).
     fn write_record(&self, key: &RecordKey, out: &mut String) -> Option<()> {
         match key {
-            RecordKey::Meta => Obj::new(out)
-                .u64("v", FORMAT_VERSION.into())
-                .u64("seed", self.config.seed)
-                .u64("next_seq", self.next_seq)
-                .u64("next_queue", self.next_queue)
-                .u64("next_task", self.next_task)
-                .end(),
+            RecordKey::Meta => {
+                let mut o = Obj::new(out);
+                o.u64("v", FORMAT_VERSION.into())
+                    .u64("seed", self.config.seed);
+                if self.keys.scheme() == IdScheme::Rapid {
+                    o.u64("ids", 2);
+                }
+                o.u64("next_seq", self.next_seq)
+                    .u64("next_queue", self.next_queue)
+                    .u64("next_task", self.next_task)
+                    .end()
+            }
             RecordKey::Queue(uid) => {
                 let q = self.queues.get(uid)?;
                 let mut o = Obj::new(out);
@@ -386,6 +393,16 @@ impl Engine {
             Some(m) => {
                 if let Some(seed) = m.seed.filter(|s| *s != engine.config.seed) {
                     engine.reseed(seed);
+                }
+                // Before any queue takes a copy of the keys.
+                match m.ids {
+                    None => engine.keys.set_scheme(IdScheme::Sip13),
+                    Some(2) => engine.keys.set_scheme(IdScheme::Rapid),
+                    Some(other) => {
+                        return Err(RestoreError::Corrupt(format!(
+                            "record \"meta\": unknown id scheme {other}"
+                        )))
+                    }
                 }
                 engine.next_seq = m.next_seq;
                 engine.next_queue = m.next_queue;
@@ -622,6 +639,7 @@ impl Engine {
                 into.meta = Some(MetaRecord {
                     version,
                     seed: f.opt_u64("seed")?,
+                    ids: f.opt_u64("ids")?,
                     next_seq: f.u64("next_seq")?,
                     next_queue: f.u64("next_queue")?,
                     next_task: f.u64("next_task")?,
