@@ -20,6 +20,9 @@ use super::requests::{
 };
 use std::borrow::Cow;
 
+/// The most entries a batch request may carry (`TooManyEntriesInBatchRequest` beyond).
+const MAX_BATCH_ENTRIES: usize = 10;
+
 struct Reader<'a> {
     text: &'a str,
     i: usize,
@@ -293,7 +296,9 @@ impl<'a> Reader<'a> {
                 "Entries" => {
                     seen.once(1)?;
                     if self.opt_list()? {
-                        let mut entries = Vec::new();
+                        // Sized for SQS's most entries a batch (more are refused later, with
+                        // their count): growing 4 → 8 → 16 moved the large entries twice.
+                        let mut entries = Vec::with_capacity(MAX_BATCH_ENTRIES);
                         let mut first = true;
                         while self.next_item(&mut first)? {
                             entries.push(self.send()?);
@@ -395,7 +400,9 @@ impl<'a> Reader<'a> {
                 "Entries" => {
                     seen.once(1)?;
                     if self.opt_list()? {
-                        let mut entries = Vec::new();
+                        // Sized for SQS's most entries a batch (more are refused later, with
+                        // their count): growing 4 → 8 → 16 moved the large entries twice.
+                        let mut entries = Vec::with_capacity(MAX_BATCH_ENTRIES);
                         let mut first = true;
                         while self.next_item(&mut first)? {
                             entries.push(self.receipt()?);

@@ -59,12 +59,12 @@ impl SendMessageResponse {
             "MD5OfMessageAttributes",
             self.md5_of_message_attributes.as_deref(),
         );
-        o.str("MD5OfMessageBody", &self.md5_of_message_body);
+        o.token("MD5OfMessageBody", &self.md5_of_message_body);
         o.opt(
             "MD5OfMessageSystemAttributes",
             self.md5_of_message_system_attributes.as_deref(),
         );
-        o.str("MessageId", &self.message_id);
+        o.token("MessageId", &self.message_id);
         o.opt("SequenceNumber", self.sequence_number.as_deref());
     }
 }
@@ -274,7 +274,7 @@ impl ReceivedMessage {
             a.end();
         }
         o.str("Body", &self.body);
-        o.str("MD5OfBody", &self.md5_of_body);
+        o.token("MD5OfBody", &self.md5_of_body);
         o.opt(
             "MD5OfMessageAttributes",
             self.md5_of_message_attributes.as_deref(),
@@ -286,8 +286,8 @@ impl ReceivedMessage {
             }
             a.end();
         }
-        o.str("MessageId", &self.message_id);
-        o.str("ReceiptHandle", &self.receipt_handle);
+        o.token("MessageId", &self.message_id);
+        o.token("ReceiptHandle", &self.receipt_handle);
         o.end();
     }
 }
