@@ -4,7 +4,8 @@
 //!
 //! Reproduce a failure with the seed and step count its panic message prints:
 //! `WASQ_SIM_SEED=<seed> WASQ_SIM_STEPS=<steps> cargo test --release --test simulation`.
-//! Without `WASQ_SIM_SEED` a fixed default seed and a few extra seeds run.
+//! Without `WASQ_SIM_SEED` a fixed default seed and a few extra seeds run; `WASQ_SIM_SEED=from..to`
+//! runs a range of them and lists every failing one (`make soak`).
 
 use rand::{RngExt, SeedableRng};
 use rand_xorshift::XorShiftRng;
@@ -504,7 +505,8 @@ impl Sim {
     }
 }
 
-fn run(seed: u64, steps: usize) {
+/// Runs one seed; the failure, if any, names the seed, the step and how to reproduce it.
+fn run(seed: u64, steps: usize) -> Result<(), String> {
     let mut sim = Sim::new(seed);
     for step in 0..steps {
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| sim.step(step)));
@@ -519,14 +521,31 @@ fn run(seed: u64, steps: usize) {
                     .unwrap_or_default()
             ),
         };
-        panic!(
+        return Err(format!(
             "simulation failed: seed {seed}, step {step} (now {}): {failure}\n\
              reproduce: WASQ_SIM_SEED={seed} WASQ_SIM_STEPS={} cargo test --release --test simulation",
             sim.now,
             step + 1
-        );
+        ));
     }
     eprintln!("seed {}, {steps} steps: {:#?}", sim.seed, sim.stats);
+    Ok(())
+}
+
+/// `WASQ_SIM_SEED`: one seed, or `from..to` for a soak over many (`make soak`).
+fn seeds_from_env() -> Vec<u64> {
+    let Ok(v) = std::env::var("WASQ_SIM_SEED") else {
+        return DEFAULT_SEEDS.to_vec();
+    };
+    let parse = |s: &str| {
+        s.trim()
+            .parse::<u64>()
+            .unwrap_or_else(|_| panic!("WASQ_SIM_SEED={v:?} is not a u64 or a range from..to"))
+    };
+    match v.split_once("..") {
+        Some((from, to)) => (parse(from)..parse(to)).collect(),
+        None => vec![parse(&v)],
+    }
 }
 
 #[test]
@@ -535,13 +554,10 @@ fn seeded_simulation_keeps_every_invariant() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(DEFAULT_STEPS);
-    let seeds: Vec<u64> = match std::env::var("WASQ_SIM_SEED") {
-        Ok(v) => vec![v
-            .parse()
-            .unwrap_or_else(|_| panic!("WASQ_SIM_SEED={v:?} is not a u64"))],
-        Err(_) => DEFAULT_SEEDS.to_vec(),
-    };
-    for seed in seeds {
-        run(seed, steps);
-    }
+    // Every seed runs, so a soak lists all its failures rather than the first.
+    let failures: Vec<String> = seeds_from_env()
+        .into_iter()
+        .filter_map(|seed| run(seed, steps).err())
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
