@@ -22,6 +22,12 @@
 //! was never received (most of a backlog: it was half of a store's records, and of recovering
 //! it). Version 1 stores are read as they are: a content record without `md5` has it computed
 //! from the body, as before; there every message has a state record.
+//!
+//! Version 3 added `ids` to the meta record: `2` when MessageIds and receipt-handle MACs derive
+//! by rapidhash (`IdScheme::Rapid`, every store begun by this build). A store of version 1 or 2
+//! has no such field and keeps deriving SipHash ids after its meta record is rewritten as
+//! version 3. The version moved so that an earlier build refuses a rapidhash store rather than
+//! re-deriving every message's id differently (it ignores fields it does not know).
 
 use super::attributes::QueueAttributes;
 use super::ids::{uuid_text, IdScheme};
@@ -44,7 +50,7 @@ mod reader;
 mod tests;
 
 /// The record format this build writes. It reads this version and every older one.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 
 /// Why a store could not be restored.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

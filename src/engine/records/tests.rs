@@ -785,6 +785,13 @@ fn a_store_begun_with_siphash_ids_keeps_deriving_them() {
     apply(&mut old, &mut sip);
     let meta = String::from_utf8(old["meta"].clone()).unwrap();
     assert!(!meta.contains("ids"), "{meta}");
+    // As an earlier build wrote it: format 2.
+    let current = format!(r#"{{"v":{},"#, super::FORMAT_VERSION);
+    assert!(meta.starts_with(&current), "{meta}");
+    old.insert(
+        "meta".into(),
+        meta.replacen(&current, r#"{"v":2,"#, 1).into_bytes(),
+    );
     let (before, _) = ids_held(&sip);
 
     let restore = |store: &BTreeMap<String, Vec<u8>>| {
@@ -802,6 +809,13 @@ fn a_store_begun_with_siphash_ids_keeps_deriving_them() {
     let mut all: Vec<String> = sent;
     all.extend(send_more(&mut e, "b", 2));
     apply(&mut old, &mut e);
+    // Rewritten in this build's format, still without `ids`: an earlier build now refuses the
+    // store (format 3) rather than deriving its ids by another scheme.
+    let meta = String::from_utf8(old["meta"].clone()).unwrap();
+    assert!(
+        meta.starts_with(&current) && !meta.contains("ids"),
+        "{meta}"
+    );
     let again = restore(&old);
     let (ids, overrides) = ids_held(&again);
     assert!(!overrides);
