@@ -248,7 +248,13 @@ impl SqsError {
 pub type Result<T, E = SqsError> = std::result::Result<T, E>;
 
 /// `InvalidParameterValue` with the standard "Value X for parameter P is invalid. Reason: R." text.
+#[inline]
 pub fn invalid_value(value: impl std::fmt::Display, parameter: &str, reason: &str) -> SqsError {
+    invalid_value_of(&value, parameter, reason)
+}
+
+/// `invalid_value`'s text, once for every type of value (the wasm had a copy per type).
+fn invalid_value_of(value: &dyn std::fmt::Display, parameter: &str, reason: &str) -> SqsError {
     SqsError::InvalidParameterValue(format!(
         "Value {value} for parameter {parameter} is invalid. Reason: {reason}"
     ))

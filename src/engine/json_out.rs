@@ -121,11 +121,39 @@ fn ascii(out: &mut String, b: u8) {
     }
 }
 
-/// A `Value` as compact JSON text, exactly what its `to_string()` gives, through the serializer
-/// that `serde_json::to_vec` already brings: `Value`'s `Display` carries a second serializer of
-/// its own, with a pretty formatter beside the compact one (~1 KB gzipped of the wasm).
+/// A `Value` as compact JSON text, exactly what its `to_string()` (or `serde_json::to_string`)
+/// gives, through this writer: serde_json's serializer (and `Value`'s `Display`, which carries a
+/// second one with a pretty formatter) then has no caller in the wasm.
 pub(crate) fn value_text(v: &serde_json::Value) -> String {
-    serde_json::to_string(v).unwrap_or_default()
+    let mut out = String::new();
+    value(&mut out, v);
+    out
+}
+
+/// A `Value` written as serde_json writes it: an object's members in the map's order (byte
+/// order of the names, as serde_json's `Map` is a `BTreeMap` here), a number as its `Display`
+/// gives it, which is what serde_json's serializer writes too (itoa for integers, zmij for
+/// floats, which a `Value` holds only finite).
+fn value(out: &mut String, v: &serde_json::Value) {
+    use serde_json::Value;
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => {
+            use std::fmt::Write;
+            // Writing into a `String` cannot fail.
+            let _ = write!(out, "{n}");
+        }
+        Value::String(s) => string(out, s),
+        Value::Array(items) => list(out, items, value),
+        Value::Object(members) => {
+            let mut o = Obj::new(out);
+            for (k, v) in members {
+                value(o.key(k), v);
+            }
+            o.end();
+        }
+    }
 }
 
 /// `{"name":"value"}`: the answer of the management actions that return one string.
@@ -308,7 +336,30 @@ mod tests {
         ];
         for v in values {
             assert_eq!(value_text(&v), v.to_string());
+            assert_eq!(value_text(&v), serde_json::to_string(&v).unwrap());
         }
+    }
+
+    /// Any JSON value: strings, integers of both signs, floats over the whole range, nesting.
+    fn any_value() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
+        use proptest::prelude::*;
+        use serde_json::Value;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<u64>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<f64>().prop_map(Value::from),
+            (-1e6f64..1e6).prop_map(Value::from),
+            "\\PC{0,12}|[\\x00-\\x7f]{0,12}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 64, 8, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..8).prop_map(Value::Array),
+                proptest::collection::btree_map("\\PC{0,8}", inner, 0..8)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
     }
 
     fn plain_len_byte_by_byte(bytes: &[u8]) -> usize {
@@ -332,6 +383,12 @@ mod tests {
             ),
         ) {
             proptest::prop_assert_eq!(plain_len(&bytes), plain_len_byte_by_byte(&bytes));
+        }
+
+        /// Any value is written as serde_json writes it.
+        #[test]
+        fn any_value_is_written_as_serde_json_writes_it(v in any_value()) {
+            proptest::prop_assert_eq!(value_text(&v), serde_json::to_string(&v).unwrap());
         }
 
         /// Any string, escaped, reads back as serde_json reads it.

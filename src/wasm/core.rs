@@ -295,9 +295,8 @@ impl WasqCore {
 
     /// Events since the last call, as a JSON array.
     #[wasm_bindgen(js_name = takeEvents)]
-    pub fn take_events(&mut self) -> Result<String, JsValue> {
-        serde_json::to_string(&self.service.take_events())
-            .map_err(|e| js_sys::Error::new(&format!("could not encode events: {e}")).into())
+    pub fn take_events(&mut self) -> String {
+        crate::events::to_json(&self.service.take_events())
     }
 
     /// A read-only view of one queue and its messages, as JSON text.
