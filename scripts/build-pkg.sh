@@ -12,8 +12,10 @@ cd "$(dirname "$0")/.."
 readonly TARGET_BYTES=$((150 * 1024))
 # KB, fractions allowed: 171.7 KB measured at the end of the tenth session's helper branch size11
 # (events and `Value`s written by the crate's own JSON writer, the wasm's functions grouped by
-# module before gzip; BENCHMARKS.md, "Package size → Tenth session (helper size11)").
-readonly LIMIT_KB=${WASQ_PKG_LIMIT_KB:-172.2}
+# module before gzip; BENCHMARKS.md, "Package size → Tenth session (helper size11)"), then 172.1
+# with the MessageId text written without a fill, loop or byte-wise mask (+0.4 KB for the
+# package's cycle 1.04-1.05x, BENCHMARKS.md "wasm package → Tenth session").
+readonly LIMIT_KB=${WASQ_PKG_LIMIT_KB:-172.6}
 readonly OUT=pkg
 readonly BINDGEN_OUT=target/wasq-bindgen
 
