@@ -14,8 +14,10 @@ readonly TARGET_BYTES=$((150 * 1024))
 # (events and `Value`s written by the crate's own JSON writer, the wasm's functions grouped by
 # module before gzip; BENCHMARKS.md, "Package size → Tenth session (helper size11)"), then 172.1
 # with the MessageId text written without a fill, loop or byte-wise mask (+0.4 KB for the
-# package's cycle 1.04-1.05x, BENCHMARKS.md "wasm package → Tenth session").
-readonly LIMIT_KB=${WASQ_PKG_LIMIT_KB:-172.6}
+# package's cycle 1.04-1.05x, BENCHMARKS.md "wasm package → Tenth session"), then 172.7 with
+# the JSON writer's bytes stored in place when the buffer has room (+0.6 KB for the batched
+# cycle 1.07x).
+readonly LIMIT_KB=${WASQ_PKG_LIMIT_KB:-173.2}
 readonly OUT=pkg
 readonly BINDGEN_OUT=target/wasq-bindgen
 
