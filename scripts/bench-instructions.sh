@@ -26,15 +26,7 @@ bins=("$@")
 if [[ ${#bins[@]} -eq 0 ]]; then
   # The path of the bench executable, from cargo's own report of what it built.
   bin=$(cargo build --release --bench engine --message-format=json 2>/dev/null |
-    node -e '
-      let exe = "";
-      for (const line of require("fs").readFileSync(0, "utf8").split("\n")) {
-        if (!line) continue;
-        const m = JSON.parse(line);
-        if (m.reason === "compiler-artifact" && m.target?.name === "engine" && m.executable) exe = m.executable;
-      }
-      process.stdout.write(exe);
-    ')
+    node scripts/bench-executable.mjs engine)
   if [[ -z "$bin" ]]; then
     echo "bench-instructions: cargo did not report the bench executable" >&2
     exit 1

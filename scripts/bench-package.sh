@@ -99,15 +99,7 @@ fi
 # target dir: the shared one's lock is often held by other builds and tests for minutes.
 native=$(cargo bench --bench cycle --no-run --message-format=json \
   --target-dir "${BENCH_TARGET_DIR:-target/bench-package/cargo}" 2>/dev/null |
-  node -e '
-    let exe = "";
-    for (const line of require("fs").readFileSync(0, "utf8").split("\n")) {
-      if (!line.startsWith("{")) continue;
-      const m = JSON.parse(line);
-      if (m.reason === "compiler-artifact" && m.target?.name === "cycle" && m.executable) exe = m.executable;
-    }
-    process.stdout.write(exe);
-  ')
+  node scripts/bench-executable.mjs cycle)
 if [[ -z "$native" ]]; then
   echo "bench-package: could not build benches/cycle.rs (cargo bench --bench cycle --no-run)" >&2
   exit 1
