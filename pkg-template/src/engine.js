@@ -321,6 +321,10 @@ export class Engine {
     this.#assertOpen();
     const promise = this.#waiters.add(queueUrl, context, deadline, signal);
     this.#arm();
+    // An aborted poll leaves the waiters without waking the engine: re-arm, so that the timer
+    // kept alive for its deadline lets go (Consumer.stop() would otherwise hold a Node process
+    // open until the abandoned WaitTimeSeconds ran out). The caller handles the rejection.
+    promise.catch(() => this.#arm());
     return promise;
   }
 

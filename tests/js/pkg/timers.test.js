@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { wasq, setup, START } from "./load.js";
+import { execFileSync } from "node:child_process";
+import { wasq, setup, START, pkgDir } from "./load.js";
 
 const { Engine, ManualClock, SystemClock } = wasq;
 
@@ -45,6 +46,25 @@ test("SystemClock: one re-armed timer fires the visibility expiry with no furthe
   clearTimeout(keepAlive);
   assert.ok(at - t0 >= 900 && at - t0 < 2000, `fired after ${at - t0} ms`);
   engine.close();
+});
+
+test("an aborted long poll (SystemClock) lets the Node process exit: Consumer.stop() does not hold it for WaitTimeSeconds", () => {
+  // A pending poll keeps the process alive (its timer is ref'd); once aborted, nothing should.
+  const script = `
+    import { Engine, Consumer } from ${JSON.stringify(pkgDir + "entry/node.js")};
+    const engine = new Engine({ seed: 1 });
+    const QueueUrl = engine.createQueue({ QueueName: "idle" }).QueueUrl;
+    const abort = new AbortController();
+    const poll = engine.receiveMessage({ QueueUrl, WaitTimeSeconds: 20 }, { signal: abort.signal });
+    setTimeout(() => abort.abort(), 20);
+    await poll.catch(() => {});
+    const consumer = new Consumer({ engine, queueUrl: QueueUrl, handleMessage() {} }).start();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await consumer.stop();
+  `;
+  const t0 = Date.now();
+  execFileSync(process.execPath, ["--input-type=module", "-e", script], { timeout: 10_000 });
+  assert.ok(Date.now() - t0 < 5000, `the process exited after ${Date.now() - t0} ms`);
 });
 
 test("many deadlines share one timer (never one setTimeout per message)", () => {
