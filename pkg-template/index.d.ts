@@ -272,7 +272,10 @@ export interface RequestHandler {
   metadata: { handlerProtocol: string };
   handle(
     request: { method?: string; path?: string; query?: Record<string, string | string[] | null>; headers?: Record<string, string>; body?: string | Uint8Array },
-    options?: { abortSignal?: AbortSignal },
+    // The SDK's HttpHandlerOptions: its abortSignal may also be the deprecated
+    // @aws-sdk/abort-controller kind (aborted/onabort only), which strict type-checking of
+    // `new SQSClient({ requestHandler })` requires this parameter to accept.
+    options?: { abortSignal?: AbortSignal | { readonly aborted: boolean; onabort: unknown } },
   ): Promise<{ response: { statusCode: number; headers: Record<string, string>; body: Uint8Array } }>;
   updateHttpClientConfig(key: unknown, value: unknown): void;
   httpHandlerConfigs(): {};

@@ -195,7 +195,7 @@ export function createRequestHandler(engine, options = {}) {
         header: flatLookup(flat),
         body: toBytes(request.body),
       };
-      const res = await serve(engine, req, opts, abortSignal);
+      const res = await serve(engine, req, opts, standardSignal(abortSignal));
       const headers = {};
       for (const [name, value] of responseHeaders(res)) {
         const key = name.toLowerCase();
@@ -209,6 +209,25 @@ export function createRequestHandler(engine, options = {}) {
     },
     destroy() {},
   };
+}
+
+/**
+ * The SDK's `abortSignal` as a standard AbortSignal. Its type also admits the deprecated
+ * `@aws-sdk/abort-controller` signal (`aborted` and `onabort` only, no addEventListener), which
+ * the SDK's own HTTP handlers still honour; the long-poll wait needs the standard API.
+ */
+function standardSignal(signal) {
+  if (!signal || typeof signal.addEventListener === "function") return signal;
+  const controller = new AbortController();
+  if (signal.aborted) controller.abort();
+  else {
+    const previous = signal.onabort;
+    signal.onabort = function (...args) {
+      controller.abort();
+      return typeof previous === "function" ? previous.apply(this, args) : undefined;
+    };
+  }
+  return controller.signal;
 }
 
 const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);

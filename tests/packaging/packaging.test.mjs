@@ -4,7 +4,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { extname, join } from "node:path";
@@ -95,6 +95,26 @@ test("TypeScript consumer type-checks against index.d.ts (and a wrong one does n
   }
   assert.match(failure, /noSuchMethod/);
   assert.match(failure, /consumer-bad.ts\(3,\d+\): error TS2322/, "a string seed is refused");
+});
+
+test("the README's SQSClient({ requestHandler: createRequestHandler(engine) }) type-checks against the SDK's types", () => {
+  const dir = project("typescript-sdk");
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }));
+  // The SDK as the repo installed it (tsc follows the link to its real path, where its own
+  // dependencies are).
+  mkdirSync(join(dir, "node_modules", "@aws-sdk"), { recursive: true });
+  symlinkSync(join(repo, "node_modules", "@aws-sdk", "client-sqs"), join(dir, "node_modules", "@aws-sdk", "client-sqs"), "dir");
+  copyFileSync(join(fixtures, "sdk-handler.ts"), join(dir, "sdk-handler.ts"));
+  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({
+    // skipLibCheck: the SDK's own declarations need @types/node, which is not what is tested.
+    compilerOptions: { strict: true, noEmit: true, target: "es2022", module: "nodenext", moduleResolution: "nodenext", lib: ["es2022", "dom"], types: [], skipLibCheck: true },
+    files: ["sdk-handler.ts"],
+  }));
+  try {
+    execFileSync(bin("tsc"), ["-p", "tsconfig.json"], { cwd: dir, encoding: "utf8" });
+  } catch (err) {
+    assert.fail(String(err.stdout));
+  }
 });
 
 const MIME = { ".js": "text/javascript", ".html": "text/html", ".wasm": "application/wasm", ".json": "application/json" };

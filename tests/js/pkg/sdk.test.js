@@ -106,6 +106,21 @@ test("the SDK's abortSignal ends a long poll", async () => {
   engine.close();
 });
 
+test("a deprecated @aws-sdk/abort-controller signal (aborted/onabort only) also ends a long poll", async () => {
+  // HttpHandlerOptions admits it (index.d.ts must, for `new SQSClient({ requestHandler })` to
+  // type-check under strict), so the handler must not call AbortSignal methods it lacks.
+  const engine = new Engine({ clock: new ManualClock(START), seed: 15 });
+  const sqs = client(engine);
+  const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: "old" }));
+  const signal = { aborted: false, onabort: null };
+  const controller = { signal, abort() { signal.aborted = true; signal.onabort?.(); } };
+  const pending = sqs.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 20 }), { abortSignal: signal });
+  await new Promise((r) => setTimeout(r, 30));
+  controller.abort();
+  await assert.rejects(pending, (err) => /abort/i.test(err.name + err.message));
+  engine.close();
+});
+
 test("with credentials, SigV4 signatures are verified", async () => {
   const engine = new Engine({ seed: 16 });
   const good = client(engine, { credentials });
