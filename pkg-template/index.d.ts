@@ -61,6 +61,17 @@ export class FileStorage implements Storage {
    */
   constructor(dir: string, options?: { fsync?: boolean | "group"; compactRatio?: number; compactMinBytes?: number; lock?: boolean });
   readonly durability: "full" | "relaxed";
+  /** What opening found: bytes of a torn tail dropped (0 on a clean log) and records replayed. */
+  readonly recovery: { droppedBytes: number; records: number };
+  /** Log size and live data size in bytes, record count, compactions and syncs since open. */
+  readonly stats: {
+    logBytes: number;
+    liveBytes: number;
+    records: number;
+    compactions: number;
+    lastCompactionError: unknown;
+    syncs: number;
+  };
   loadAll(): Iterable<[string, Uint8Array]>;
   commit(batch: StorageBatch): void;
   flush(): Promise<void>;
