@@ -242,6 +242,7 @@ export class Engine {
    * subscribed, never earlier ones.
    */
   on(name: "event", listener: (event: EngineEvent) => void): this;
+  /** Failures of timer-driven work, and errors thrown by "event" listeners (never the caller's). */
   on(name: "error", listener: (error: unknown) => void): this;
   off(name: "event" | "error", listener: (...args: any[]) => void): this;
   /** Stop timers, reject pending long polls (EngineClosedError), release the wasm memory. */

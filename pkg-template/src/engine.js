@@ -418,7 +418,31 @@ export class Engine {
     const listeners = this.#listeners.get("event");
     if (!listeners?.size || json === "[]") return;
     for (const event of JSON.parse(json)) {
-      for (const listener of [...listeners]) listener(event);
+      for (const listener of [...listeners]) {
+        // The operation is committed: a listener's bug must neither turn it into a failure for
+        // its caller (who would retry a send that happened) nor cost the other listeners and
+        // the remaining events. It goes to the "error" listeners instead.
+        try {
+          listener(event);
+        } catch (err) {
+          this.#listenerFailed(err);
+        }
+      }
+    }
+  }
+
+  #listenerFailed(err) {
+    const listeners = this.#listeners.get("error");
+    if (!listeners?.size) {
+      (globalThis.reportError ?? console.error)(err);
+      return;
+    }
+    for (const listener of [...listeners]) {
+      try {
+        listener(err);
+      } catch (inner) {
+        (globalThis.reportError ?? console.error)(inner);
+      }
     }
   }
 

@@ -76,6 +76,26 @@ test("events: on() receives each transition in order, off() stops them", () => {
   assert.equal(seen.length, 3);
 });
 
+test("a throwing event listener does not fail the committed call, nor cost other listeners their events", () => {
+  const { clock, engine, QueueUrl } = setup({ VisibilityTimeout: "5" });
+  const seen = [];
+  const errors = [];
+  engine.on("event", (e) => {
+    if (e.type === "sent") throw new Error("listener bug");
+  });
+  engine.on("event", (e) => seen.push(e.type));
+  engine.on("error", (err) => errors.push(err.message));
+  const sent = engine.sendMessage({ QueueUrl, MessageBody: "a" });
+  assert.match(sent.MessageId, /^[0-9a-f-]{36}$/, "the send succeeded and says so");
+  engine.sendMessageBatch({ QueueUrl, Entries: [{ Id: "1", MessageBody: "b" }, { Id: "2", MessageBody: "c" }] });
+  assert.deepEqual(seen, ["sent", "sent", "sent"], "every event reached the other listener");
+  assert.deepEqual(errors, ["listener bug", "listener bug", "listener bug"], "each failure went to the error listeners");
+  engine.dispatch("ReceiveMessage", { QueueUrl, MaxNumberOfMessages: 10 });
+  clock.advance(5000); // listeners run inside advance() too: it must not throw
+  assert.equal(seen.filter((t) => t === "visibility-expired").length, 3);
+  assert.equal(engine.peek(QueueUrl).messages.length, 3);
+});
+
 test("state survives in storage: a second engine on the same storage sees it", () => {
   const storage = new MemoryStorage();
   const clock = new ManualClock(START);
