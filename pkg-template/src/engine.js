@@ -251,6 +251,8 @@ export class Engine {
    * transitions of the calls made after it was added.
    */
   on(name, listener) {
+    // A misspelt name ("events", "message") would otherwise subscribe to nothing, silently.
+    if (name !== "event" && name !== "error") throw new TypeError(`unknown event ${JSON.stringify(name)} (known: "event", "error")`);
     if (typeof listener !== "function") throw new TypeError("listener must be a function");
     if (!this.#listeners.has(name)) this.#listeners.set(name, new Set());
     this.#listeners.get(name).add(listener);

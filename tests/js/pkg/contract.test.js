@@ -74,6 +74,8 @@ test("events: on() receives each transition in order, off() stops them", () => {
   engine.off("event", listener);
   engine.sendMessage({ QueueUrl, MessageBody: "b" });
   assert.equal(seen.length, 3);
+  // A misspelt name is refused rather than subscribing to nothing.
+  assert.throws(() => engine.on("events", listener), { name: "TypeError", message: /unknown event "events"/ });
 });
 
 test("a throwing event listener does not fail the committed call, nor cost other listeners their events", () => {
