@@ -279,6 +279,13 @@ export class Consumer {
         messages = out?.Messages ?? [];
       } catch (err) {
         if (!this.#running) break;
+        if (this.#engine.closed === true) {
+          // The engine was closed under a running consumer: no receive can succeed again, and
+          // retrying every errorBackoffMs would report the same error forever and keep the
+          // process alive. Stop, as stop() would ("stopped" is emitted).
+          void this.stop({ wait: false });
+          break;
+        }
         this.#emit("error", err);
         await this.#sleep(this.#errorBackoffMs);
         continue;

@@ -110,6 +110,21 @@ test("Engine + Consumer: stop() ends the engine's pending long poll without the 
   env.engine.close();
 });
 
+test("Engine + Consumer: closing the engine under a running consumer stops it (no error every errorBackoffMs)", async () => {
+  const env = setup();
+  const consumer = new Consumer({ engine: env.engine, queueUrl: env.queueUrl, handleMessage: () => {} });
+  const errors = [];
+  consumer.on("error", (e) => errors.push(e));
+  const stopped = new Promise((resolve) => consumer.on("stopped", resolve));
+  consumer.start();
+  await settle(5);
+  env.engine.close(); // its pending long poll rejects with EngineClosedError
+  await stopped;
+  assert.equal(consumer.isRunning, false);
+  assert.deepEqual(errors, []);
+  await consumer.stop(); // stopping again is harmless
+});
+
 test("Engine + Consumer: FIFO groups one at a time each, in parallel across groups, in order", async () => {
   const env = setup({ fifo: true });
   const sent = {};
