@@ -1,7 +1,23 @@
 // Type declarations for wasq. One set for every entry point (Node ESM/CJS, browsers, workerd).
 
+// Browser-only types (IndexedDB, Web Storage, WebAssembly.Module) are looked up on globalThis
+// rather than named: a Node project compiled with `lib: ["es2022"]` and `types: ["node"]` has no
+// DOM lib, and naming them failed its type-check (without skipLibCheck) for types it never uses.
+type GlobalPrototype<Name extends string, Fallback> = typeof globalThis extends { [K in Name]: { prototype: infer T } } ? T : Fallback;
+type WasmModule = typeof globalThis extends { WebAssembly: { Module: { prototype: infer T } } } ? T : object;
+/** The DOM's IDBFactory (e.g. fake-indexeddb's) where the DOM lib is loaded. */
+type IdbFactory = GlobalPrototype<"IDBFactory", object>;
+/** The DOM's Storage (localStorage, sessionStorage), or anything with its methods. */
+type WebStorage = GlobalPrototype<"Storage", {
+  readonly length: number;
+  key(index: number): string | null;
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+  removeItem(key: string): void;
+}>;
+
 /** Loads the wasm. Required once before `new Engine()` in browsers; a no-op on Node and workerd. */
-export function init(source?: RequestInfo | URL | Response | BufferSource | WebAssembly.Module): Promise<void>;
+export function init(source?: string | URL | Request | Response | ArrayBuffer | ArrayBufferView | WasmModule): Promise<void>;
 
 /** Anything with `now()` in epoch milliseconds. A `subscribe` method makes it a stepped clock. */
 export interface Clock {
@@ -81,8 +97,8 @@ export class FileStorage implements Storage {
 
 /** Browsers: an in-memory mirror written behind to IndexedDB. */
 export class IndexedDbStorage implements Storage {
-  static open(name: string, options?: { durability?: "full" | "relaxed"; indexedDB?: IDBFactory }): Promise<IndexedDbStorage>;
-  static destroy(name: string, options?: { indexedDB?: IDBFactory }): Promise<void>;
+  static open(name: string, options?: { durability?: "full" | "relaxed"; indexedDB?: IdbFactory }): Promise<IndexedDbStorage>;
+  static destroy(name: string, options?: { indexedDB?: IdbFactory }): Promise<void>;
   readonly durability: "full" | "relaxed";
   loadAll(): Iterable<[string, Uint8Array]>;
   commit(batch: StorageBatch): void;
@@ -92,7 +108,7 @@ export class IndexedDbStorage implements Storage {
 
 /** Browsers: records in `localStorage` (small demos). */
 export class LocalStorageStorage implements Storage {
-  constructor(prefix?: string, storage?: globalThis.Storage);
+  constructor(prefix?: string, storage?: WebStorage);
   readonly durability: "full" | "relaxed";
   loadAll(): Iterable<[string, Uint8Array]>;
   commit(batch: StorageBatch): void;

@@ -97,6 +97,22 @@ test("TypeScript consumer type-checks against index.d.ts (and a wrong one does n
   assert.match(failure, /consumer-bad.ts\(3,\d+\): error TS2322/, "a string seed is refused");
 });
 
+test("index.d.ts type-checks in a Node project with no DOM lib (skipLibCheck off)", () => {
+  const dir = project("typescript-node");
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }));
+  copyFileSync(join(fixtures, "node-only.ts"), join(dir, "node-only.ts"));
+  copyFileSync(join(fixtures, "node-globals.d.ts"), join(dir, "node-globals.d.ts"));
+  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({
+    compilerOptions: { strict: true, noEmit: true, target: "es2022", module: "nodenext", moduleResolution: "nodenext", lib: ["es2022"], types: [], skipLibCheck: false },
+    files: ["node-globals.d.ts", "node-only.ts"],
+  }));
+  try {
+    execFileSync(bin("tsc"), ["-p", "tsconfig.json"], { cwd: dir, encoding: "utf8" });
+  } catch (err) {
+    assert.fail(String(err.stdout));
+  }
+});
+
 test("the README's SQSClient({ requestHandler: createRequestHandler(engine) }) type-checks against the SDK's types", () => {
   const dir = project("typescript-sdk");
   writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }));
