@@ -299,7 +299,7 @@ export interface HandlerOptions {
 export interface RequestHandler {
   metadata: { handlerProtocol: string };
   handle(
-    request: { method?: string; path?: string; query?: Record<string, string | string[] | null>; headers?: Record<string, string>; body?: string | Uint8Array },
+    request: { method?: string; protocol?: string; path?: string; query?: Record<string, string | string[] | null>; headers?: Record<string, string>; body?: string | Uint8Array },
     // The SDK's HttpHandlerOptions: its abortSignal may also be the deprecated
     // @aws-sdk/abort-controller kind (aborted/onabort only), which strict type-checking of
     // `new SQSClient({ requestHandler })` requires this parameter to accept.

@@ -187,6 +187,12 @@ export function createRequestHandler(engine, options = {}) {
     metadata: { handlerProtocol: "http/1.1" },
     async handle(request, { abortSignal } = {}) {
       const flat = flatten(Object.entries(request.headers ?? {}));
+      // The SDK's endpoint scheme (https: when no `endpoint` is given, the client's own AWS
+      // endpoint), so that the queue URLs answered match it as SQS's do: with http:// ones the
+      // SDK warns on every call that the QueueUrl differs from its endpoint.
+      if (request.protocol === "https:" && flatLookup(flat)("x-forwarded-proto") === undefined) {
+        flat.push("x-forwarded-proto", "https");
+      }
       const req = {
         method: request.method ?? "POST",
         path: request.path || "/",

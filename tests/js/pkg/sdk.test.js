@@ -121,6 +121,25 @@ test("a deprecated @aws-sdk/abort-controller signal (aborted/onabort only) also 
   engine.close();
 });
 
+test("with no endpoint the client's https AWS endpoint gives https queue URLs, and the SDK has nothing to warn about", async () => {
+  // Production code handed an in-process requestHandler often sets no endpoint at all.
+  const engine = new Engine({ clock: new ManualClock(START), seed: 17 });
+  const warnings = [];
+  const sqs = new SQSClient({
+    region: "us-east-1",
+    credentials,
+    requestHandler: createRequestHandler(engine),
+    logger: { trace() {}, debug() {}, info() {}, warn: (...a) => warnings.push(a.join(" ")), error() {} },
+  });
+  const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: "prod" }));
+  assert.equal(QueueUrl, "https://sqs.us-east-1.amazonaws.com/000000000000/prod");
+  await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: "x" }));
+  const got = await sqs.send(new ReceiveMessageCommand({ QueueUrl }));
+  assert.equal(got.Messages[0].Body, "x");
+  assert.deepEqual(warnings, []);
+  engine.close();
+});
+
 test("with credentials, SigV4 signatures are verified", async () => {
   const engine = new Engine({ seed: 16 });
   const good = client(engine, { credentials });
