@@ -316,7 +316,8 @@ export function createFetchHandler(engine: Engine, options?: HandlerOptions): (r
 export interface ConsumerOptions {
   engine: Engine | { receiveMessage(params: SqsParams, options?: { signal?: AbortSignal }): Promise<{ Messages?: ReceivedMessage[] }>; [method: string]: any };
   queueUrl: string;
-  handleMessage?: (message: ReceivedMessage) => Promise<void> | void;
+  /** Its result is ignored (return what you like, e.g. the message, as for sqs-consumer); a throw or rejection is a failure. */
+  handleMessage?: (message: ReceivedMessage) => unknown;
   /** Resolve to undefined (all succeeded) or the messages to delete (the rest are released). */
   handleMessageBatch?: (messages: ReceivedMessage[]) => Promise<void | ReceivedMessage[]> | void | ReceivedMessage[];
   batchSize?: number;
