@@ -116,6 +116,15 @@ export class Engine {
       realism,
     } = options ?? {};
     if (typeof clock?.now !== "function") throw new TypeError("options.clock must have a now() method");
+    // Both go verbatim into every queue URL: `defaultHost: "http://sqs.local"` (the SDK's
+    // endpoint, pasted) made "http://http://sqs.local/…", and an account id that is not digits
+    // makes URLs that path-addressed Query requests cannot name.
+    if (defaultHost !== undefined && (typeof defaultHost !== "string" || !/^(\[[0-9A-Fa-f:.]+\]|[^\s/:@?#[\]]+)(:\d{1,5})?$/.test(defaultHost))) {
+      throw new TypeError(`options.defaultHost must be host[:port], without a scheme or path, got ${JSON.stringify(defaultHost)}`);
+    }
+    if (accountId !== undefined && (typeof accountId !== "string" || !/^\d+$/.test(accountId))) {
+      throw new TypeError(`options.accountId must be a string of digits (e.g. "123456789012"), got ${JSON.stringify(accountId)}`);
+    }
     if (storage !== null && (typeof storage?.loadAll !== "function" || typeof storage?.commit !== "function")) {
       throw new TypeError("options.storage must have loadAll() and commit(batch) methods");
     }
