@@ -502,18 +502,38 @@ function syncDir(dir) {
   }
 }
 
+/**
+ * When this process started (epoch ms; the same in every worker thread). The lock names it beside
+ * the pid: a lock with this process's pid but another start time was left by an earlier process
+ * that had the same pid — a container restarted after a crash, whose entrypoint is pid 1 again —
+ * and is stale, where the pid alone made it look "already open" forever.
+ */
+function processStart() {
+  return Math.round(Date.now() - process.uptime() * 1000);
+}
+
+/** Two readings of processStart() differ by clock jitter only; another process starts later. */
+const SAME_START_MS = 250;
+
+function parseLock(text) {
+  const [pid, start] = text.trim().split(/\s+/).map((n) => Number.parseInt(n, 10));
+  return { pid, start: Number.isInteger(start) ? start : undefined };
+}
+
 function acquireLock(lockPath, dir) {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = fs.openSync(lockPath, "wx");
-      fs.writeSync(fd, `${process.pid}\n`);
+      fs.writeSync(fd, `${process.pid} ${processStart()}\n`);
       fs.closeSync(fd);
       return;
     } catch (err) {
       if (err.code !== "EEXIST") throw err;
     }
-    const holder = Number.parseInt(readOr(lockPath, ""), 10);
-    if (Number.isInteger(holder) && holder > 0 && processAlive(holder)) {
+    const { pid: holder, start } = parseLock(readOr(lockPath, ""));
+    const earlierIncarnation =
+      holder === process.pid && start !== undefined && Math.abs(start - processStart()) > SAME_START_MS;
+    if (Number.isInteger(holder) && holder > 0 && !earlierIncarnation && processAlive(holder)) {
       throw new Error(`wasq FileStorage: ${dir} is already open in process ${holder} (lock file ${lockPath})`);
     }
     // The holder died without closing: take the lock over. Unlink then create-exclusive, so of
@@ -524,7 +544,10 @@ function acquireLock(lockPath, dir) {
 }
 
 function releaseLock(lockPath) {
-  if (readOr(lockPath, "").trim() === String(process.pid)) fs.rmSync(lockPath, { force: true });
+  const { pid, start } = parseLock(readOr(lockPath, ""));
+  if (pid !== process.pid) return;
+  if (start !== undefined && Math.abs(start - processStart()) > SAME_START_MS) return;
+  fs.rmSync(lockPath, { force: true });
 }
 
 function readOr(file, fallback) {

@@ -186,9 +186,31 @@ test("FileStorage locks its directory against a second open, and a dead holder's
   const child = spawnSync(process.execPath, ["-e", "console.log(process.pid)"], { encoding: "utf8" });
   fs.writeFileSync(path.join(dir, "LOCK"), `${child.stdout.trim()}\n`);
   const t = new FileStorage(dir);
-  assert.equal(fs.readFileSync(path.join(dir, "LOCK"), "utf8").trim(), String(process.pid));
+  assert.equal(fs.readFileSync(path.join(dir, "LOCK"), "utf8").trim().split(" ")[0], String(process.pid));
   t.close();
   assert.ok(!fs.existsSync(path.join(dir, "LOCK")));
+});
+
+test("a lock left by an earlier process with this process's pid (a restarted container's pid 1) is taken over", () => {
+  const dir = tempDir();
+  // The crashed incarnation had the same pid and started a minute before this one.
+  const earlierStart = Math.round(Date.now() - process.uptime() * 1000) - 60_000;
+  fs.writeFileSync(path.join(dir, "LOCK"), `${process.pid} ${earlierStart}\n`);
+  const s = new FileStorage(dir);
+  // Still refused while this process holds it, from this thread or another one.
+  assert.throws(() => new FileStorage(dir), new RegExp(`already open in process ${process.pid}`));
+  s.close();
+  assert.ok(!fs.existsSync(path.join(dir, "LOCK")));
+  const adapters = new URL("./adapters.js", import.meta.url).href;
+  const fromThread = spawnSync(process.execPath, ["--input-type=module", "-e", `
+    import { Worker } from "node:worker_threads";
+    import { FileStorage } from ${JSON.stringify(adapters)};
+    const held = new FileStorage(${JSON.stringify(dir)});
+    const code = 'import(${JSON.stringify(adapters)}).then(({ FileStorage }) => { try { new FileStorage(${JSON.stringify(dir)}); console.log("opened"); } catch (e) { console.log(e.message); } })';
+    await new Promise((resolve) => new Worker(code, { eval: true }).on("exit", resolve));
+    held.close();
+  `], { encoding: "utf8" });
+  assert.match(fromThread.stdout, /already open in process/, fromThread.stderr);
 });
 
 test("FileStorage with fsync: false reports relaxed durability and flush() makes it durable", async () => {
