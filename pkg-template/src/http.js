@@ -248,6 +248,9 @@ export function createFetchHandler(engine, options = {}) {
     const url = new URL(request.url);
     const flat = flatten(request.headers);
     if (!request.headers.has("host")) flat.push("host", url.host);
+    // Served over TLS (Deno.serve, Bun.serve, a Worker's public URL) with no proxy saying so:
+    // queue URLs are https, or clients that follow them would call an http:// endpoint.
+    if (url.protocol === "https:" && !request.headers.has("x-forwarded-proto")) flat.push("x-forwarded-proto", "https");
     const req = {
       method: request.method,
       path: url.pathname,

@@ -32,6 +32,21 @@ test("AWS JSON requests: create, send, receive; errors as JSON with the query er
   engine.close();
 });
 
+test("a request to an https URL gets https queue URLs, unless a proxy's x-forwarded-proto says otherwise", async () => {
+  // Deno.serve / Bun.serve over TLS, or a Worker's public URL: clients follow the URL they get.
+  const engine = new Engine({ clock: new ManualClock(START), seed: 21 });
+  const handle = createFetchHandler(engine);
+  const create = (url, headers = {}) =>
+    handle(new Request(url, {
+      method: "POST",
+      headers: { "content-type": "application/x-amz-json-1.0", "x-amz-target": "AmazonSQS.CreateQueue", ...headers },
+      body: JSON.stringify({ QueueName: "tls" }),
+    })).then((res) => res.json());
+  assert.equal((await create("https://q.example.com/")).QueueUrl, "https://q.example.com/000000000000/tls");
+  assert.equal((await create("https://q.example.com/", { "x-forwarded-proto": "http" })).QueueUrl, "http://q.example.com/000000000000/tls");
+  assert.equal((await create("http://localhost:9324/")).QueueUrl, "http://localhost:9324/000000000000/tls");
+});
+
 test("Query protocol requests get XML answers", async () => {
   const engine = new Engine({ clock: new ManualClock(START), seed: 22 });
   const handle = createFetchHandler(engine);
