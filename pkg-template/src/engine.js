@@ -120,10 +120,10 @@ export class Engine {
     // endpoint, pasted) made "http://http://sqs.local/…", and an account id that is not digits
     // makes URLs that path-addressed Query requests cannot name.
     if (defaultHost !== undefined && (typeof defaultHost !== "string" || !/^(\[[0-9A-Fa-f:.]+\]|[^\s/:@?#[\]]+)(:\d{1,5})?$/.test(defaultHost))) {
-      throw new TypeError(`options.defaultHost must be host[:port], without a scheme or path, got ${JSON.stringify(defaultHost)}`);
+      throw new TypeError(`options.defaultHost must be host[:port], got ${JSON.stringify(defaultHost)}`);
     }
     if (accountId !== undefined && (typeof accountId !== "string" || !/^\d+$/.test(accountId))) {
-      throw new TypeError(`options.accountId must be a string of digits (e.g. "123456789012"), got ${JSON.stringify(accountId)}`);
+      throw new TypeError(`options.accountId must be digits, got ${JSON.stringify(accountId)}`);
     }
     if (storage !== null && (typeof storage?.loadAll !== "function" || typeof storage?.commit !== "function")) {
       throw new TypeError("options.storage must have loadAll() and commit(batch) methods");
@@ -261,7 +261,7 @@ export class Engine {
    */
   on(name, listener) {
     // A misspelt name ("events", "message") would otherwise subscribe to nothing, silently.
-    if (name !== "event" && name !== "error") throw new TypeError(`unknown event ${JSON.stringify(name)} (known: "event", "error")`);
+    if (name !== "event" && name !== "error") throw new TypeError(`unknown event ${JSON.stringify(name)}`);
     if (typeof listener !== "function") throw new TypeError("listener must be a function");
     if (!this.#listeners.has(name)) this.#listeners.set(name, new Set());
     this.#listeners.get(name).add(listener);
@@ -443,16 +443,14 @@ export class Engine {
   }
 
   #listenerFailed(err) {
+    const report = globalThis.reportError ?? console.error;
     const listeners = this.#listeners.get("error");
-    if (!listeners?.size) {
-      (globalThis.reportError ?? console.error)(err);
-      return;
-    }
+    if (!listeners?.size) return report(err);
     for (const listener of [...listeners]) {
       try {
         listener(err);
       } catch (inner) {
-        (globalThis.reportError ?? console.error)(inner);
+        report(inner);
       }
     }
   }

@@ -223,16 +223,11 @@ export function createRequestHandler(engine, options = {}) {
  * the SDK's own HTTP handlers still honour; the long-poll wait needs the standard API.
  */
 function standardSignal(signal) {
-  if (!signal || typeof signal.addEventListener === "function") return signal;
+  if (!signal || signal.addEventListener) return signal;
   const controller = new AbortController();
+  const previous = signal.onabort;
   if (signal.aborted) controller.abort();
-  else {
-    const previous = signal.onabort;
-    signal.onabort = function (...args) {
-      controller.abort();
-      return typeof previous === "function" ? previous.apply(this, args) : undefined;
-    };
-  }
+  else signal.onabort = (...args) => (controller.abort(), previous?.(...args));
   return controller.signal;
 }
 

@@ -38,7 +38,7 @@ test("defaultHost and accountId are checked, since they go verbatim into every q
   for (const defaultHost of ["http://sqs.local", "sqs.local/path", "", "a b"]) {
     assert.throws(() => new Engine({ defaultHost }), { name: "TypeError", message: /options\.defaultHost must be host\[:port\]/ });
   }
-  assert.throws(() => new Engine({ accountId: "my-account" }), { name: "TypeError", message: /options\.accountId must be a string of digits/ });
+  assert.throws(() => new Engine({ accountId: "my-account" }), { name: "TypeError", message: /options\.accountId must be digits/ });
 });
 
 test("the same seed and the same calls give the same ids", () => {
