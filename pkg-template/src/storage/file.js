@@ -509,8 +509,11 @@ function syncDir(dir) {
  * and is stale, where the pid alone made it look "already open" forever.
  */
 function processStart() {
-  return Math.round(Date.now() - process.uptime() * 1000);
+  // Taken once: a wall-clock step later in a long-lived process (a VM resumed, the date set)
+  // would otherwise make its own lock look like an earlier process's.
+  return (startedAt ??= Math.round(Date.now() - process.uptime() * 1000));
 }
+let startedAt;
 
 /** Two readings of processStart() differ by clock jitter only; another process starts later. */
 const SAME_START_MS = 250;
