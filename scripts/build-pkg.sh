@@ -152,6 +152,7 @@ into=(--outbase="$STAGE" --outdir="$OUT")
   --outfile="$OUT/internal/node.js"
 # TypeScript resolves `require` types from a .d.cts next to the .d.ts.
 cp "$OUT/index.d.ts" "$OUT/index.d.cts"
+cp "$STAGE/worker/index.d.ts" "$OUT/worker/index.d.ts"
 
 # Size budget: the wasm plus the JavaScript one runtime loads (the largest of the entries), each
 # file gzipped on its own. An entry's JS is its module graph: the bundle and any shared chunk it
