@@ -414,9 +414,9 @@ impl Engine {
         for n in q.clear_dedup() {
             self.journal.touch(RecordKey::Dedup(uid, n));
         }
-        for n in q.clear_attempts() {
-            self.journal.touch(RecordKey::Attempt(uid, n));
-        }
+        // Cached ReceiveRequestAttemptIds stay (they expire on their own): their messages are
+        // gone, so a retry is refused as after a DeleteMessage (spec §8.5) instead of becoming a
+        // fresh receive that hands out other messages under the old attempt id.
         self.journal.touch(RecordKey::Queue(uid));
         self.sync_deadline(uid);
         Ok(empty())
