@@ -518,7 +518,7 @@ impl Engine {
         let principals = one_or_many(
             accounts
                 .iter()
-                .map(|a| format!("arn:aws:iam::{a}:root"))
+                .map(|a| format!("arn:{}:iam::{a}:root", self.partition()))
                 .collect(),
         );
         let action_names = one_or_many(actions.iter().map(|a| format!("SQS:{a}")).collect());
