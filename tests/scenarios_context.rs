@@ -3,7 +3,7 @@
 mod common;
 
 use common::*;
-use serde_json::json;
+use serde_json::{json, Value};
 use wasq::CallContext;
 
 #[test]
@@ -141,4 +141,59 @@ fn long_poll_with_messages_available_returns_at_once() {
         json!({"QueueUrl": url, "WaitTimeSeconds": 5}),
     );
     assert_eq!(bodies(&messages(&r)), vec!["c"]);
+}
+
+#[test]
+fn arns_carry_the_partition_of_the_region() {
+    // §2: queue ARNs are `arn:<partition>:sqs:<region>:<account>:<name>`; a China region's
+    // partition is `aws-cn`, not `aws`. The ARN a client builds for such a queue must name the
+    // DLQ, list the source and start a move task; one with the wrong partition names nothing.
+    let mut h = Sqs::new();
+    h.ctx = CallContext {
+        region: Some("cn-north-1".into()),
+        ..CallContext::default()
+    };
+    let dlq = h.create("dlq", json!({}));
+    let arn = "arn:aws-cn:sqs:cn-north-1:000000000000:dlq";
+    assert_eq!(h.attr(&dlq, "QueueArn").unwrap(), arn);
+    let wrong = json!({"deadLetterTargetArn": "arn:aws:sqs:cn-north-1:000000000000:dlq", "maxReceiveCount": 1});
+    let e = h.err(
+        "CreateQueue",
+        json!({"QueueName": "bad", "Attributes": {"RedrivePolicy": wrong.to_string()}}),
+    );
+    assert_eq!(e.shape(), "InvalidParameterValueException");
+    let policy = json!({"deadLetterTargetArn": arn, "maxReceiveCount": 1}).to_string();
+    let src = h.create(
+        "src",
+        json!({"VisibilityTimeout": "1", "RedrivePolicy": policy}),
+    );
+    let r = h.ok("ListDeadLetterSourceQueues", json!({"QueueUrl": dlq}));
+    assert_eq!(r["queueUrls"], json!([src]));
+    h.send(&src, "x");
+    assert_eq!(h.receive(&src, 1).len(), 1);
+    h.advance_secs(1);
+    assert!(h.receive(&src, 1).is_empty());
+    let m = h.receive(&dlq, 1).remove(0);
+    assert_eq!(
+        sys_attr(&m, "DeadLetterQueueSourceArn").unwrap(),
+        "arn:aws-cn:sqs:cn-north-1:000000000000:src"
+    );
+    h.ok("StartMessageMoveTask", json!({"SourceArn": arn}));
+    let e = h.err(
+        "StartMessageMoveTask",
+        json!({"SourceArn": "arn:aws:sqs:cn-north-1:000000000000:dlq"}),
+    );
+    assert_eq!(e.shape(), "ResourceNotFoundException");
+    // AddPermission's principals are in the same partition.
+    h.ok(
+        "AddPermission",
+        json!({"QueueUrl": dlq, "Label": "l", "AWSAccountIds": ["111111111111"], "Actions": ["SendMessage"]}),
+    );
+    let p: Value = serde_json::from_str(&h.attr(&dlq, "Policy").unwrap()).unwrap();
+    assert_eq!(p["Id"], format!("{arn}/SQSDefaultPolicy").as_str());
+    assert_eq!(
+        p["Statement"][0]["Principal"]["AWS"],
+        "arn:aws-cn:iam::111111111111:root"
+    );
+    assert_eq!(p["Statement"][0]["Resource"], arn);
 }

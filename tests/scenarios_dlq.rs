@@ -606,3 +606,38 @@ fn a_missing_dlq_at_move_time_loses_nothing() {
     assert!(got.len() <= 1);
     assert_eq!(v + nv, 1, "message still in the source queue");
 }
+
+#[test]
+fn move_task_destination_must_be_of_the_dlq_type() {
+    // [DOC] DLQ redrive: a custom destination must be the same queue type as the DLQ. Refused
+    // up front: moved on, a standard message would sit in a FIFO queue without a group id.
+    let (mut h, _src, dlq) = filled_dlq(1);
+    h.create_fifo("dest.fifo", json!({}));
+    let e = h.err(
+        "StartMessageMoveTask",
+        json!({"SourceArn": Sqs::arn("dlq"), "DestinationArn": Sqs::arn("dest.fifo")}),
+    );
+    assert_eq!(e.shape(), "InvalidParameterValueException");
+    assert!(tasks(&mut h, &Sqs::arn("dlq"), None).is_empty());
+    // And the other way round: a FIFO DLQ into a standard queue.
+    h.create_fifo("fdlq.fifo", json!({}));
+    h.create_fifo(
+        "fsrc.fifo",
+        json!({"RedrivePolicy": json!({"deadLetterTargetArn": Sqs::arn("fdlq.fifo"), "maxReceiveCount": 1}).to_string()}),
+    );
+    h.create("dest", json!({}));
+    let e = h.err(
+        "StartMessageMoveTask",
+        json!({"SourceArn": Sqs::arn("fdlq.fifo"), "DestinationArn": Sqs::arn("dest")}),
+    );
+    assert_eq!(e.shape(), "InvalidParameterValueException");
+    // A destination of the same type is fine.
+    let dest2 = h.create("dest2", json!({}));
+    h.ok(
+        "StartMessageMoveTask",
+        json!({"SourceArn": Sqs::arn("dlq"), "DestinationArn": Sqs::arn("dest2")}),
+    );
+    h.advance_secs(1);
+    assert_eq!(h.counts(&dlq).0, 0);
+    assert_eq!(h.counts(&dest2).0, 1);
+}

@@ -553,6 +553,38 @@ fn receive_request_attempt_id_is_not_retryable_after_a_delete() {
 }
 
 #[test]
+fn receive_request_attempt_id_is_not_retryable_after_a_purge() {
+    // A purge deletes the received messages, so the retry is refused like after a DeleteMessage
+    // (§8.5: retryable only while none of them was deleted); it must not turn into a fresh
+    // receive that hands out other messages under the old attempt id.
+    let (mut h, url) = fifo(json!({}));
+    h.send_fifo(&url, "g", "1", "m1");
+    let a = h.receive_with(&url, json!({"ReceiveRequestAttemptId": "try-1"}));
+    assert_eq!(bodies(&a), vec!["m1"]);
+    h.ok("PurgeQueue", json!({"QueueUrl": url}));
+    h.send_fifo(&url, "g", "2", "m2");
+    let e = h.err_unchanged(
+        &url,
+        "ReceiveMessage",
+        json!({"QueueUrl": url, "ReceiveRequestAttemptId": "try-1"}),
+    );
+    assert_err(
+        &e,
+        "InvalidParameterValueException",
+        "Value try-1 for parameter ReceiveRequestAttemptId is invalid. Reason: The receiveRequestAttemptId is not valid anymore since the receive call is not retryable.",
+    );
+    // The same holds for a restored service, and a new attempt id receives normally.
+    let mut r = h.restored();
+    let e = r.err(
+        "ReceiveMessage",
+        json!({"QueueUrl": url, "ReceiveRequestAttemptId": "try-1"}),
+    );
+    assert_eq!(e.shape(), "InvalidParameterValueException");
+    let b = h.receive_with(&url, json!({"ReceiveRequestAttemptId": "try-2"}));
+    assert_eq!(bodies(&b), vec!["m2"]);
+}
+
+#[test]
 fn receive_request_attempt_id_expires_after_five_minutes() {
     let (mut h, url) = fifo(json!({"VisibilityTimeout": "600"}));
     h.send_fifo(&url, "g", "1", "m1");

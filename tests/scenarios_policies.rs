@@ -130,3 +130,77 @@ fn string_attribute_values_with_invalid_characters_are_invalid_parameter_value()
     );
     assert_eq!(e.shape(), "InvalidParameterValueException");
 }
+
+#[test]
+fn add_permission_keeps_a_single_object_statement() {
+    // IAM lets `Statement` be one object rather than a list; AddPermission must keep it.
+    let mut h = Sqs::new();
+    let url = h.create("one", json!({}));
+    let own = json!({"Version": "2012-10-17", "Statement": {"Sid": "Own", "Effect": "Allow", "Principal": "*", "Action": "SQS:SendMessage", "Resource": Sqs::arn("one")}});
+    h.set_attrs(&url, json!({"Policy": own.to_string()}));
+    h.ok(
+        "AddPermission",
+        json!({"QueueUrl": url, "Label": "L", "AWSAccountIds": ["111111111111"], "Actions": ["ReceiveMessage"]}),
+    );
+    let sids: Vec<String> = policy(&mut h, &url)["Statement"]
+        .as_array()
+        .expect("statements")
+        .iter()
+        .map(|s| s["Sid"].as_str().unwrap_or("?").to_string())
+        .collect();
+    assert_eq!(sids, vec!["Own", "L"]);
+    h.ok("RemovePermission", json!({"QueueUrl": url, "Label": "Own"}));
+    assert_eq!(
+        policy(&mut h, &url)["Statement"].as_array().unwrap().len(),
+        1
+    );
+}
+
+#[test]
+fn add_permission_over_the_policy_quotas_is_over_limit() {
+    // Quotas ([DOC] quotas-policies.html): 20 statements, 50 principals per policy; AddPermission
+    // answers OverLimit (403) when the queue's permissions are at the maximum ([MODEL]).
+    let mut h = Sqs::new();
+    let url = h.create("quota", json!({}));
+    for i in 0..20 {
+        h.ok(
+            "AddPermission",
+            json!({"QueueUrl": url, "Label": format!("L{i}"), "AWSAccountIds": ["111111111111"], "Actions": ["SendMessage"]}),
+        );
+    }
+    let e = h.err_unchanged(
+        &url,
+        "AddPermission",
+        json!({"QueueUrl": url, "Label": "L20", "AWSAccountIds": ["111111111111"], "Actions": ["SendMessage"]}),
+    );
+    assert_eq!(e.shape(), "OverLimit");
+    assert_eq!(e.http_status(), 403);
+    assert_eq!(
+        policy(&mut h, &url)["Statement"].as_array().unwrap().len(),
+        20
+    );
+
+    let url = h.create("principals", json!({}));
+    let accounts = |n: u64, from: u64| -> Vec<String> {
+        (from..from + n)
+            .map(|i| format!("{:012}", 100_000_000_000 + i))
+            .collect()
+    };
+    let e = h.err_unchanged(
+        &url,
+        "AddPermission",
+        json!({"QueueUrl": url, "Label": "many", "AWSAccountIds": accounts(51, 0), "Actions": ["SendMessage"]}),
+    );
+    assert_eq!(e.shape(), "OverLimit");
+    assert!(!h.attrs(&url).contains_key("Policy"));
+    h.ok(
+        "AddPermission",
+        json!({"QueueUrl": url, "Label": "fifty", "AWSAccountIds": accounts(50, 0), "Actions": ["SendMessage"]}),
+    );
+    let e = h.err_unchanged(
+        &url,
+        "AddPermission",
+        json!({"QueueUrl": url, "Label": "one-more", "AWSAccountIds": accounts(1, 50), "Actions": ["SendMessage"]}),
+    );
+    assert_eq!(e.shape(), "OverLimit");
+}

@@ -374,3 +374,27 @@ fn receivable_reports_whether_a_receive_would_return_something() {
         .unwrap_err();
     assert_eq!(e.shape(), "QueueDoesNotExist");
 }
+
+#[test]
+fn a_message_received_three_times_goes_to_the_back_of_a_standard_queue() {
+    // §7.2 ([DOC] sqs-available-cloudwatch-metrics): a message received three times or more
+    // without being deleted is moved to the back of the queue, so a poison message stops being
+    // the first one every receive returns.
+    let (mut h, url) = setup(json!({"VisibilityTimeout": "0"}));
+    h.send(&url, "poison");
+    h.advance(1);
+    h.send(&url, "a");
+    h.advance(1);
+    h.send(&url, "b");
+    for count in 1..=3 {
+        let m = h.receive(&url, 1).remove(0);
+        assert_eq!(m["Body"], "poison");
+        assert_eq!(receive_count(&m), count);
+    }
+    // Received three times: now behind the messages received fewer times, sent after it or not.
+    assert_eq!(bodies(&h.receive(&url, 1)), vec!["a"]);
+    assert_eq!(bodies(&h.receive(&url, 10)), vec!["a", "b", "poison"]);
+    // The order survives a restore (it is derived from the receive counts).
+    let mut r = h.restored();
+    assert_eq!(bodies(&r.receive(&url, 10)), vec!["a", "b", "poison"]);
+}

@@ -517,7 +517,7 @@ impl Engine {
     /// The queue an ARN names, if it is one of this engine's.
     fn resolve_arn(&self, arn: &str) -> Option<u64> {
         let mut parts = arn.splitn(6, ':');
-        let (Some("arn"), Some(_), Some("sqs"), Some(region), Some(account), Some(name)) = (
+        let (Some("arn"), Some(partition), Some("sqs"), Some(region), Some(account), Some(name)) = (
             parts.next(),
             parts.next(),
             parts.next(),
@@ -527,16 +527,27 @@ impl Engine {
         ) else {
             return None;
         };
-        if region != self.config.region || account != self.config.account_id {
+        if partition != self.partition()
+            || region != self.config.region
+            || account != self.config.account_id
+        {
             return None;
         }
         self.by_name.get(name).copied()
     }
 
+    /// The ARN partition of this engine's region (`aws-cn` for `cn-north-1`, ...).
+    fn partition(&self) -> &'static str {
+        partition_of(&self.config.region)
+    }
+
     fn arn(&self, name: &str) -> String {
         format!(
-            "arn:aws:sqs:{}:{}:{}",
-            self.config.region, self.config.account_id, name
+            "arn:{}:sqs:{}:{}:{}",
+            self.partition(),
+            self.config.region,
+            self.config.account_id,
+            name
         )
     }
 
@@ -605,4 +616,21 @@ fn url_path(url: &str) -> &str {
             .map_or("", |p| &rest[p..]),
         None => url,
     }
+}
+
+/// The ARN partition a region belongs to: SQS queue ARNs are `arn:<partition>:sqs:...` (spec §2),
+/// and only the commercial regions use `aws`.
+pub(crate) fn partition_of(region: &str) -> &'static str {
+    const PARTITIONS: [(&str, &str); 6] = [
+        ("cn-", "aws-cn"),
+        ("us-gov-", "aws-us-gov"),
+        ("us-isob-", "aws-iso-b"),
+        ("us-isof-", "aws-iso-f"),
+        ("us-iso-", "aws-iso"),
+        ("eu-isoe-", "aws-iso-e"),
+    ];
+    PARTITIONS
+        .iter()
+        .find(|(prefix, _)| region.starts_with(prefix))
+        .map_or("aws", |(_, partition)| partition)
 }

@@ -111,8 +111,19 @@ impl Engine {
             ));
         }
         if let Some(dest) = &req.destination_arn {
-            self.resolve_arn(dest)
+            let dest = self
+                .resolve_arn(dest)
                 .ok_or_else(|| not_found("DestinationArn"))?;
+            // A custom destination must be of the DLQ's type ([DOC] "configure a dead-letter
+            // queue redrive": "if the dead-letter queue is a FIFO queue, the redrive destination
+            // queue must be a FIFO queue as well"); a standard message carries no group for a
+            // FIFO queue to order it by. AWS's text was not recorded.
+            if self.queue(dest)?.fifo() != self.queue(source)?.fifo() {
+                return Err(SqsError::InvalidParameterValue(
+                    "The destination queue must be the same type (standard or FIFO) as the source queue."
+                        .into(),
+                ));
+            }
         }
         if self
             .tasks

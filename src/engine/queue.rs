@@ -44,8 +44,25 @@ pub(crate) struct Removed {
 
 #[derive(Debug, Default)]
 struct Lane {
+    /// `ready_key`s of the lane's visible messages, in delivery order.
     ready: BTreeSet<u64>,
     in_rotation: bool,
+}
+
+/// Set in a standard message's `ready_key` once it has been received three times.
+const RECEIVED_OFTEN: u64 = 1 << 63;
+
+/// A visible standard message's place in its lane: oldest first, except that a message received
+/// three or more times without being deleted goes to the back of the queue ([DOC]
+/// sqs-available-cloudwatch-metrics.html, spec §7.2), behind every message received fewer times,
+/// so a poison message does not come first on every receive. Derived from the receive count
+/// (unchanged while the message is visible), so a restore rebuilds the same order.
+fn ready_key(seq: u64, receive_count: u32) -> u64 {
+    if receive_count >= 3 {
+        seq | RECEIVED_OFTEN
+    } else {
+        seq
+    }
 }
 
 #[derive(Debug, Default)]
@@ -277,6 +294,7 @@ impl Queue {
         }
         let group = msg.group;
         let visible = msg.state == MessageState::Visible;
+        let key = ready_key(seq, msg.receive_count);
         if let Some(id) = msg.kept_id() {
             *self.kept_ids.entry(id_key(id)).or_insert(0) += 1;
         }
@@ -290,22 +308,22 @@ impl Queue {
                 .insert(seq);
             self.refresh_group(group);
         } else if visible {
-            self.lane_push(group, seq);
+            self.lane_push(group, key);
         }
     }
 
-    fn lane_push(&mut self, group: u32, seq: u64) {
+    fn lane_push(&mut self, group: u32, key: u64) {
         let lane = self.lanes.entry(group).or_default();
-        lane.ready.insert(seq);
+        lane.ready.insert(key);
         if !lane.in_rotation {
             lane.in_rotation = true;
             self.rotation.push_back(group);
         }
     }
 
-    fn lane_remove(&mut self, group: u32, seq: u64) {
+    fn lane_remove(&mut self, group: u32, key: u64) {
         if let Some(lane) = self.lanes.get_mut(&group) {
-            lane.ready.remove(&seq);
+            lane.ready.remove(&key);
         }
     }
 
@@ -349,11 +367,12 @@ impl Queue {
         msg.deadline = 0;
         self.visible += 1;
         let group = msg.group;
+        let key = ready_key(seq, msg.receive_count);
         j.state(self.uid, seq);
         if self.fifo() {
             self.refresh_group(group);
         } else {
-            self.lane_push(group, seq);
+            self.lane_push(group, key);
         }
     }
 
@@ -374,7 +393,7 @@ impl Queue {
                 if !fifo {
                     let group = msg.group;
                     if let Some(lane) = self.lanes.get_mut(&group) {
-                        lane.ready.remove(&seq);
+                        lane.ready.remove(&ready_key(seq, msg.receive_count));
                     }
                 }
             }
@@ -418,7 +437,7 @@ impl Queue {
                 if !fifo {
                     let group = msg.group;
                     if let Some(lane) = self.lanes.get_mut(&group) {
-                        lane.ready.remove(&seq);
+                        lane.ready.remove(&ready_key(seq, msg.receive_count));
                     }
                 }
             }
@@ -460,11 +479,15 @@ impl Queue {
             let Some(lane) = self.lanes.get_mut(&group) else {
                 continue;
             };
-            let mut candidates = lane.ready.iter().filter(|s| !skip.contains(s));
+            let mut candidates = lane
+                .ready
+                .iter()
+                .map(|key| key & !RECEIVED_OFTEN)
+                .filter(|s| !skip.contains(s));
             let candidate = match shuffle.as_deref_mut() {
-                None => candidates.next().copied(),
+                None => candidates.next(),
                 Some(d) => {
-                    let window: Vec<u64> = candidates.take(64).copied().collect();
+                    let window: Vec<u64> = candidates.take(64).collect();
                     window.get(d.below(window.len())).copied()
                 }
             };
@@ -583,7 +606,7 @@ impl Queue {
             MessageState::Visible => {
                 self.visible -= 1;
                 if !self.fifo() {
-                    self.lane_remove(msg.group, seq);
+                    self.lane_remove(msg.group, ready_key(seq, msg.receive_count));
                 }
             }
         }

@@ -414,9 +414,9 @@ impl Engine {
         for n in q.clear_dedup() {
             self.journal.touch(RecordKey::Dedup(uid, n));
         }
-        for n in q.clear_attempts() {
-            self.journal.touch(RecordKey::Attempt(uid, n));
-        }
+        // Cached ReceiveRequestAttemptIds stay (they expire on their own): their messages are
+        // gone, so a retry is refused as after a DeleteMessage (spec §8.5) instead of becoming a
+        // fresh receive that hands out other messages under the old attempt id.
         self.journal.touch(RecordKey::Queue(uid));
         self.sync_deadline(uid);
         Ok(empty())
@@ -508,6 +508,22 @@ impl Engine {
         {
             return Err(invalid_value(&label, "Label", "Already exists."));
         }
+        // Policy quotas ([DOC] quotas-policies.html, spec §4.18 / §12): 20 statements and 50
+        // principals; "AddPermission returns OverLimit if the maximum number of permissions for
+        // the queue is reached" ([MODEL]). The texts were not recorded anywhere examined.
+        if statements.len() >= MAX_POLICY_STATEMENTS {
+            return Err(SqsError::OverLimit(format!(
+                "{} Statements were found, maximum allowed is {MAX_POLICY_STATEMENTS}.",
+                statements.len() + 1
+            )));
+        }
+        let principals_total =
+            statements.iter().map(principal_count).sum::<usize>() + accounts.len();
+        if principals_total > MAX_POLICY_PRINCIPALS {
+            return Err(SqsError::OverLimit(format!(
+                "{principals_total} Principals were found, maximum allowed is {MAX_POLICY_PRINCIPALS}."
+            )));
+        }
         let one_or_many = |items: Vec<String>| -> Value {
             if items.len() == 1 {
                 Value::String(items.into_iter().next().unwrap_or_default())
@@ -518,7 +534,7 @@ impl Engine {
         let principals = one_or_many(
             accounts
                 .iter()
-                .map(|a| format!("arn:aws:iam::{a}:root"))
+                .map(|a| format!("arn:{}:iam::{a}:root", self.partition()))
                 .collect(),
         );
         let action_names = one_or_many(actions.iter().map(|a| format!("SQS:{a}")).collect());
@@ -580,10 +596,32 @@ impl Engine {
 
 /// A policy's statements, moved out of it (none when it has no list of them); the caller puts
 /// the list it keeps back.
+/// Statements per queue policy ([DOC] quotas-policies.html).
+const MAX_POLICY_STATEMENTS: usize = 20;
+/// Principals per queue policy ([DOC] quotas-policies.html).
+const MAX_POLICY_PRINCIPALS: usize = 50;
+
 fn take_statements(policy: &mut Value) -> Vec<Value> {
     match policy.get_mut("Statement") {
         Some(Value::Array(list)) => std::mem::take(list),
+        // IAM allows a single statement as a bare object: it is kept, not dropped.
+        Some(one @ Value::Object(_)) => vec![one.take()],
         _ => Vec::new(),
+    }
+}
+
+/// How many principals a policy statement names (`"*"`, an account ARN, or a list of them).
+fn principal_count(statement: &Value) -> usize {
+    match statement.get("Principal") {
+        Some(Value::Object(p)) => p
+            .values()
+            .map(|v| match v {
+                Value::Array(list) => list.len(),
+                _ => 1,
+            })
+            .sum(),
+        Some(_) => 1,
+        None => 0,
     }
 }
 

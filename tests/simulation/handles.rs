@@ -432,7 +432,7 @@ impl Sim {
         q.msgs.clear();
         q.order_of.clear();
         q.dedup.clear();
-        q.attempts.clear();
+        // Cached attempt ids stay: their messages are gone, so a retry is refused (spec §8.5).
         Ok(())
     }
 }
