@@ -561,13 +561,26 @@ function readOr(file, fallback) {
   }
 }
 
+/**
+ * Whether the lock holder still runs. A process that was killed but not yet reaped by its parent
+ * (a zombie: a test harness's `Popen.kill()` before `wait()`, a container whose pid 1 reaps
+ * late) still answers `kill(pid, 0)`, yet holds no file and never runs again: its lock is stale,
+ * and a restart right after the kill must not be refused for as long as the zombie lingers.
+ */
 function processAlive(pid) {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return err.code === "EPERM";
   }
+  return !isZombie(pid);
+}
+
+/** Linux: the state field of /proc/<pid>/stat, after the command name's closing parenthesis. */
+function isZombie(pid) {
+  const stat = readOr(`/proc/${pid}/stat`, "");
+  const state = stat.slice(stat.lastIndexOf(")") + 1).trim()[0];
+  return state === "Z" || state === "X";
 }
 
 PACKED_LOADS.add(FileStorage.prototype.loadAll);

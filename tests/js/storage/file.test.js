@@ -191,6 +191,29 @@ test("FileStorage locks its directory against a second open, and a dead holder's
   assert.ok(!fs.existsSync(path.join(dir, "LOCK")));
 });
 
+test("a lock held by a killed but unreaped process (a zombie) is taken over", { skip: process.platform !== "linux" }, async () => {
+  // `wasq serve` killed by a test harness (Python's Popen.kill() before wait()) and restarted at
+  // once: the killed server is a zombie until its parent reaps it, and kill(pid, 0) still
+  // succeeds for it, so the restart was refused with "already open in process N" for as long as
+  // the parent did not wait. Here: a shell starts a child that exits at once and then execs
+  // `sleep`, which never reaps it.
+  const dir = tempDir();
+  const { spawn } = await import("node:child_process");
+  const parent = spawn("sh", ["-c", "true & echo $!; exec sleep 30"], { stdio: ["ignore", "pipe", "inherit"] });
+  try {
+    const zombie = Number.parseInt(await new Promise((resolve) => parent.stdout.once("data", (d) => resolve(String(d)))), 10);
+    const state = () => fs.readFileSync(`/proc/${zombie}/stat`, "utf8").split(") ")[1][0];
+    for (let i = 0; i < 200 && state() !== "Z"; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(state(), "Z");
+    fs.writeFileSync(path.join(dir, "LOCK"), `${zombie} ${Date.now()}\n`);
+    const s = new FileStorage(dir);
+    assert.equal(fs.readFileSync(path.join(dir, "LOCK"), "utf8").trim().split(" ")[0], String(process.pid));
+    s.close();
+  } finally {
+    parent.kill("SIGKILL");
+  }
+});
+
 test("a lock left by an earlier process with this process's pid (a restarted container's pid 1) is taken over", () => {
   const dir = tempDir();
   // The crashed incarnation had the same pid and started a minute before this one.
