@@ -7,6 +7,10 @@ import { join, resolve } from "node:path";
 
 export const PKG = resolve(process.env.WASQ_PKG_DIR ?? new URL("../../pkg", import.meta.url).pathname);
 export const CREDENTIALS = { accessKeyId: "test", secretAccessKey: "test" };
+/** What examples/edge/wrangler.toml deploys with (tests/edge/example.test.mjs keeps them equal). */
+export const COMPATIBILITY_DATE = "2026-04-01";
+// A caller aborting its call to an object aborts the object's request.signal (long polls).
+export const COMPATIBILITY_FLAGS = ["enable_request_signal"];
 
 /**
  * A Miniflare running the Worker; `persist` is a directory kept across dispose/re-create (without
@@ -23,9 +27,8 @@ export function startWorker({ partitions = 1, persist, bindings = {}, host, port
       { type: "ESModule", include: ["**/*.js"] },
       { type: "CompiledWasm", include: ["**/*.wasm"] },
     ],
-    compatibilityDate: "2026-04-01",
-    // A caller aborting its call to an object aborts the object's request.signal (long polls).
-    compatibilityFlags: ["enable_request_signal"],
+    compatibilityDate: COMPATIBILITY_DATE,
+    compatibilityFlags: COMPATIBILITY_FLAGS,
     durableObjects: {
       WASQ_QUEUE: { className: "WasqQueue", useSQLite: true },
       WASQ_DIRECTORY: { className: "WasqDirectory", useSQLite: true },
