@@ -189,9 +189,9 @@ function at(ctx, location) {
   return stub(ctx.env.WASQ_QUEUE, ctx.record.locations[location]);
 }
 
-function sendMessage(ctx) {
+async function sendMessage(ctx) {
   const loc = partitionOf(wire.field(ctx.p, "MessageGroupId"), ctx.record.partitions, spread);
-  return sendParsed(at(ctx, loc), "/parsed", ctx.p.parsed, {}, ctx.signal);
+  return wire.withPartitionSequences(ctx.p.json, await sendParsed(at(ctx, loc), "/parsed", ctx.p.parsed, {}, ctx.signal), loc);
 }
 
 async function byHandle(ctx) {
@@ -239,10 +239,12 @@ async function batch(ctx, locate, entryPatch) {
   });
   if (groups.size === 1 && !entryPatch) {
     const [loc] = groups.keys();
-    return sendParsed(at(ctx, loc), "/parsed", p.parsed, {}, ctx.signal);
+    return wire.withPartitionSequences(p.json, await sendParsed(at(ctx, loc), "/parsed", p.parsed, {}, ctx.signal), loc);
   }
   const parts = await Promise.all(
-    [...groups].map(([loc, keep]) => sendParsed(at(ctx, loc), "/parsed", wire.rewrite(p, { keep, entryPatch }), {}, ctx.signal)),
+    [...groups].map(async ([loc, keep]) =>
+      wire.withPartitionSequences(p.json, await sendParsed(at(ctx, loc), "/parsed", wire.rewrite(p, { keep, entryPatch }), {}, ctx.signal), loc),
+    ),
   );
   const failed = parts.find((r) => r.status !== 200);
   if (failed) return failed;
@@ -303,7 +305,7 @@ async function receive(ctx) {
         continue;
       }
       template ??= res;
-      got.push(...wire.receivedMessages(p.json, res, wrapHandle(loc, "")));
+      got.push(...wire.receivedMessages(p.json, wire.withPartitionSequences(p.json, res, loc), wrapHandle(loc, "")));
     }
     return { got, template, error };
   };

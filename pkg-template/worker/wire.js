@@ -103,6 +103,29 @@ function inner(block, tag) {
   return m ? unescapeXml(m[1]) : undefined;
 }
 
+/**
+ * `res` (an engine's 200 answer to SendMessage, SendMessageBatch or ReceiveMessage) with every
+ * FIFO `SequenceNumber` raised by `partition`. Each partition's engine numbers its own messages,
+ * 10^19 + 65,536 × its sequence, so without this four messages of four groups in four
+ * partitions all got the same number. SQS's are unique within a queue (a consumer may key on
+ * them) and increase within a group; a partition index below 65,536 (MAX_PARTITIONS is 64)
+ * keeps both, and partition 0 — every queue of one partition — is left exactly as the engine
+ * wrote it. Only the members the protocol layer writes are touched: a message body or attribute
+ * value cannot hold them unescaped.
+ */
+export function withPartitionSequences(json, res, partition) {
+  if (!partition || res.status !== 200) return res;
+  const body = text(res);
+  if (!body.includes("SequenceNumber")) return res;
+  const raise = (n) => (BigInt(n) + BigInt(partition)).toString();
+  const out = json
+    ? body.replace(/("SequenceNumber":")(\d+)(")/g, (_, a, n, b) => a + raise(n) + b)
+    : body
+        .replace(/(<SequenceNumber>)(\d+)(<\/SequenceNumber>)/g, (_, a, n, b) => a + raise(n) + b)
+        .replace(/(<Name>SequenceNumber<\/Name>\s*<Value>)(\d+)(<\/Value>)/g, (_, a, n, b) => a + raise(n) + b);
+  return withBody(res, out);
+}
+
 /** Messages of a ReceiveMessage response, each with its receipt handle prefixed. */
 export function receivedMessages(json, res, prefix) {
   if (json) {
