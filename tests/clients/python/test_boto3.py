@@ -7,7 +7,7 @@ import time
 import pytest
 from botocore.exceptions import ClientError
 
-from conftest import ACCESS_KEY, make_client
+from conftest import ACCESS_KEY, Wasq, make_client
 
 
 def md5(text):
@@ -138,3 +138,36 @@ def test_sigv4_required_with_credentials(wasq_auth):
         stranger.list_queues()
     assert caught.value.response["Error"]["Code"] == "InvalidClientTokenId"
     assert caught.value.response["Error"]["Message"] == "The security token included in the request is invalid."
+
+
+def test_data_dir_restarts_right_after_a_crash(tmp_path):
+    """A harness that crashes the server (Popen.kill(): SIGKILL) and starts a new one over the same
+    --data before reaping the old process: the dead server is a zombie until wait(), and its lock
+    must not keep the restart out. Acknowledged sends survive, deletes stay deleted."""
+    data = str(tmp_path / "data")
+    first = Wasq("--data", data)
+    try:
+        sqs = make_client(first.url)
+        url = sqs.create_queue(QueueName="crash")["QueueUrl"]
+        kept = sqs.send_message(QueueUrl=url, MessageBody="kept")["MessageId"]
+        gone = sqs.send_message(QueueUrl=url, MessageBody="gone")["MessageId"]
+        for _ in range(20):
+            msgs = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, VisibilityTimeout=0).get("Messages", [])
+            handle = next((m["ReceiptHandle"] for m in msgs if m["MessageId"] == gone), None)
+            if handle:
+                sqs.delete_message(QueueUrl=url, ReceiptHandle=handle)
+                break
+        else:
+            pytest.fail("the message to delete was never received")
+        first.proc.kill()  # no wait(): the process stays a zombie while the next one starts
+        time.sleep(0.5)
+        second = Wasq("--data", data)
+    finally:
+        first.proc.wait()
+    try:
+        sqs = make_client(second.url)
+        url = sqs.get_queue_url(QueueName="crash")["QueueUrl"]
+        got = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=1).get("Messages", [])
+        assert [m["MessageId"] for m in got] == [kept]
+    finally:
+        assert second.stop() == 0
