@@ -230,6 +230,46 @@ export interface ReceivedMessage {
   MessageAttributes?: Record<string, { DataType: string; StringValue?: string; BinaryValue?: string }>;
 }
 
+/**
+ * A message in `engine.peek()`: one still in the queue (`delayed`, `stored` = visible,
+ * `in-flight`), or one that recently left it (with `endedAt`).
+ */
+export type PeekedMessage = {
+  messageId: string;
+  body: string;
+  receiveCount: number;
+  /** FIFO queues, and fair (standard) queues' tenants. */
+  groupId?: string;
+  /** FIFO queues. */
+  sequenceNumber?: string;
+} & (
+  | {
+      state: "delayed" | "stored" | "in-flight";
+      sentTimestamp: number;
+      /** `delayed`: when the delay ends (epoch ms). */
+      delayedUntil?: number;
+      /** `in-flight`: when the visibility timeout ends (epoch ms), and the latest receive's handle. */
+      visibleAt?: number;
+      receiptHandle?: string;
+      deduplicationId?: string;
+      deadLetterSourceArn?: string;
+      /** A copy made by realism's duplicate delivery (same MessageId as the original). */
+      duplicateCopy?: true;
+    }
+  | { state: "deleted" | "expired" | "purged" | "dead-lettered" | "moved"; endedAt: number }
+);
+
+/** What `engine.peek(queueUrl)` shows: the queue, every message and (FIFO) its groups. */
+export interface QueuePeek {
+  /** The engine's clock when peeked (epoch ms). */
+  now: number;
+  queue: { name: string; url: string; arn: string; fifo: boolean; attributes: Record<string, string> };
+  /** Messages that recently left the queue first, then those in it in queue order. */
+  messages: PeekedMessage[];
+  /** FIFO queues: each group in the order of its first message; locked while one is in flight. */
+  groups?: { groupId: string; locked: boolean; messageIds: string[] }[];
+}
+
 export class Engine {
   constructor(options?: EngineOptions);
   readonly clock: Clock;
@@ -239,7 +279,7 @@ export class Engine {
   /** ReceiveMessage with long polling on the engine's clock; aborts with `signal`. */
   receiveMessage(params: SqsParams, options?: { signal?: AbortSignal }): Promise<{ Messages?: ReceivedMessage[] }>;
   /** Every message of a queue and its state, read-only. */
-  peek(queueUrl: string): SqsResult;
+  peek(queueUrl: string): QueuePeek;
   /**
    * Realism for the whole engine (`queue` undefined) or one queue (URL or name), replacing the
    * engine's setting for that queue; null turns it off / drops the queue's override. Latency is

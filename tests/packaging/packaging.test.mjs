@@ -95,6 +95,7 @@ test("TypeScript consumer type-checks against index.d.ts (and a wrong one does n
   }
   assert.match(failure, /noSuchMethod/);
   assert.match(failure, /consumer-bad.ts\(3,\d+\): error TS2322/, "a string seed is refused");
+  assert.match(failure, /consumer-bad.ts\(7,\d+\): error TS2339: Property 'visibleAt'/, "peek's message states are typed");
 });
 
 test("index.d.ts type-checks in a Node project with no DOM lib (skipLibCheck off)", () => {
