@@ -119,7 +119,12 @@ export class Playground {
     try {
       await this.#run(action);
     } catch (err) {
-      if (!(err instanceof Error) || !err.name || err.name === "Error" || err.name === "TypeError") throw err;
+      if (!(err instanceof Error) || !err.name || err.name === "Error" || err.name === "TypeError") {
+        // Not an SQS error (an unknown action, a handle this consumer does not hold): nothing ran, so
+        // it must not stay in the log, or every link made from here on fails to replay.
+        if (record && this.log[this.log.length - 1] === action) this.log.pop();
+        throw err;
+      }
       this.#fail(origin, err);
       error = err;
     }
@@ -253,7 +258,7 @@ export class Playground {
 
   #held(consumer, label) {
     const h = this.consumers[consumer]?.held.get(label);
-    if (!h) throw new TypeError(`consumer ${consumer} holds no ${label}`);
+    if (!h) throw new TypeError(`consumer ${this.consumers[consumer]?.name ?? consumer} holds no ${label}`);
     return h;
   }
 
