@@ -146,9 +146,11 @@ export class ConsumersView {
         const live = pg.liveHold(h);
         const m = live || pg.peekMessage(h.queueUrl, h.messageId);
         row.dataset.live = Boolean(live);
-        row.querySelector(".hstate").textContent = live
+        // The panel's heading names the shown queue; a handle from another queue says which.
+        const where = h.queue !== pg.selected ? `on ${h.queue} · ` : "";
+        row.querySelector(".hstate").textContent = where + (live
           ? `in flight, ${fmtSeconds(Math.max(0, live.visibleAt - pg.now))} left`
-          : m ? `handle stale: message ${m.state.replace("-", " ")}` : "handle stale";
+          : m ? `handle stale: message ${m.state.replace("-", " ")}` : "handle stale");
         const hb = row.querySelector(".hb");
         hb.setAttribute("aria-pressed", String(h.heartbeat));
         hb.textContent = h.heartbeat ? "♥ heartbeat on" : "♡ heartbeat";

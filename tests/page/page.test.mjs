@@ -398,3 +398,20 @@ test("n and . work right after clicking a button (the focused button keeps only 
   assert.equal(await page.textContent("#clock-now"), "+00:17.000");
   await page.context().close();
 });
+
+test("a consumer's handle from a queue other than the shown one says which queue it is on", async () => {
+  const page = await openPage(browser, server.url);
+  await page.evaluate(async () => {
+    await window.wasq.act(["q", "orders", {}]);
+    await window.wasq.act(["s", "orders", { body: "hi" }]);
+    await window.wasq.act(["r", 0, "orders", { max: 1 }]);
+    await window.wasq.act(["q", "slow", {}]);
+  });
+  await settled(page);
+  assert.match(await page.textContent("#consumer-0 h3"), /from slow/);
+  assert.match(await page.textContent("#consumer-0 .held li .hstate"), /^on orders · in flight/);
+  await page.evaluate(() => window.wasq.act(["sel", "orders"]));
+  await settled(page);
+  assert.match(await page.textContent("#consumer-0 .held li .hstate"), /^in flight/);
+  await page.context().close();
+});
