@@ -163,7 +163,8 @@ function startScenario(id, upTo = 0) {
   return serial(async () => {
     const def = scenarioById(id);
     fresh();
-    if (!def) { updateUrl(); return; }
+    // "— free play —": leave the scenario, or its caption, Next button and URL outlive its queue.
+    if (!def) { scenario = null; render(); updateUrl(); return; }
     scenario = { def, step: 0 };
     $("#scenario-select").value = id;
     // Step 0 (the setup) always runs: `step=-1` must not leave the caption over an empty page.

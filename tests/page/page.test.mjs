@@ -415,3 +415,15 @@ test("a consumer's handle from a queue other than the shown one says which queue
   assert.match(await page.textContent("#consumer-0 .held li .hstate"), /^in flight/);
   await page.context().close();
 });
+
+test("picking “— free play —” leaves the scenario: no stale caption, counters or scenario link", async () => {
+  const page = await openPage(browser, server.url, "?scenario=visibility&step=3");
+  await page.selectOption("#scenario-select", "");
+  await settled(page);
+  assert.equal(await page.isVisible("#scenario-box"), false);
+  assert.equal(await page.isVisible("#counters"), false, "no queue, so no GetQueueAttributes counters");
+  assert.equal(new URL(page.url()).search, "");
+  assert.equal(await page.getAttribute("#permalink", "href"), "/");
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
