@@ -361,12 +361,15 @@ export class Playground {
   async advance(ms) {
     const target = this.now + Math.max(0, Math.round(ms));
     for (let guard = 0; guard < 100000; guard++) {
+      // Runs at the target too: a heartbeat due exactly when the step ends beats now, as the engine's
+      // own deadlines (a visibility timeout ending at the target) do. Otherwise "to next deadline"
+      // stopped on a heartbeat without running it and then said "next deadline … (in 0 s)".
       const due = this.#beat(undefined, this.now);
+      if (this.now >= target) break;
       const stop = Math.min(target, due);
       if (stop > this.now) this.clock.advance(stop - this.now);
       // Only a pending long poll needs its promise callbacks to run between heartbeats.
       if (this.consumers.some((c) => c.pending)) await settle();
-      if (this.now >= target) break;
     }
     await settle();
   }

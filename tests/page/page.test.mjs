@@ -427,3 +427,18 @@ test("picking “— free play —” leaves the scenario: no stale caption, cou
   assert.deepEqual(page.problems, []);
   await page.context().close();
 });
+
+test("“to next deadline” onto a heartbeat runs the heartbeat (no “in 0 s” deadline left behind)", async () => {
+  const page = await openPage(browser, server.url, "?scenario=twelve-hours&step=1");
+  await page.click("#consumer-0 .held li .hb");
+  await settled(page);
+  await page.click('[data-step="10000"]'); // +10 s: the next heartbeat is due at +00:15
+  await settled(page);
+  await page.click("#step-deadline");
+  await settled(page);
+  assert.equal(await page.textContent("#clock-now"), "+00:15.000");
+  assert.equal(await page.textContent("#next-deadline"), "next deadline +00:30.000 (in 15 s)");
+  const visibleAt = await page.evaluate(() => window.wasq.engine.peek(window.wasq.queueUrl("reports")).messages[0].visibleAt - window.wasq.clock.now());
+  assert.equal(visibleAt, 30_000, "extended to 30 s from now");
+  await page.context().close();
+});
