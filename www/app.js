@@ -42,6 +42,7 @@ function fresh() {
   pg.onChange(render);
   for (const k of ["create", "send"]) showError($(`#${k}-form .error`), null);
   showError($("#scenario-error"), null);
+  $("#load-error").hidden = true;
   render();
 }
 
@@ -139,7 +140,18 @@ async function runStep(step) {
   const { def } = scenario;
   let unexpected = null;
   for (const action of def.steps[step].actions) {
-    const err = await pg.apply(action);
+    let err;
+    try {
+      err = await pg.apply(action);
+    } catch (e) {
+      // Not an SQS error: the reader changed the queue (deleted the message this step uses, say),
+      // so the step cannot run as written. Say so, instead of a Next button that silently does nothing.
+      unexpected = {
+        name: "Step not applicable",
+        message: `${e.message}: your own actions changed the queue since this scenario began. Restart replays it from the start.`,
+      };
+      continue;
+    }
     const expected = def.steps[step].expectError;
     if (err && err.name !== expected && err.code !== expected) unexpected = err;
   }
@@ -151,10 +163,12 @@ function startScenario(id, upTo = 0) {
   return serial(async () => {
     const def = scenarioById(id);
     fresh();
-    if (!def) { updateUrl(); return; }
+    // "— free play —": leave the scenario, or its caption, Next button and URL outlive its queue.
+    if (!def) { scenario = null; render(); updateUrl(); return; }
     scenario = { def, step: 0 };
     $("#scenario-select").value = id;
-    for (let s = 0; s <= Math.min(upTo, def.steps.length - 1); s++) await runStep(s);
+    // Step 0 (the setup) always runs: `step=-1` must not leave the caption over an empty page.
+    for (let s = 0; s <= Math.max(0, Math.min(upTo, def.steps.length - 1)); s++) await runStep(s);
     render();
     updateUrl();
   });
@@ -255,10 +269,24 @@ async function restoreFromUrl() {
     await serial(async () => {
       fresh();
       let actions = [];
-      try { actions = decodeLog(log); } catch { actions = []; }
-      for (const a of actions) await pg.apply(a);
+      let unreadable = false;
+      try { actions = decodeLog(log); } catch { unreadable = true; }
+      if (!Array.isArray(actions)) { actions = []; unreadable = true; }
+      // A hand-edited, truncated or newer link may hold an action this page cannot run: skip it and
+      // say so, rather than stopping with the page never ready.
+      let skipped = 0;
+      for (const a of actions) {
+        try { await pg.apply(a); } catch { skipped++; }
+      }
       render();
       updateUrl();
+      if (unreadable || skipped) {
+        const p = $("#load-error");
+        p.hidden = false;
+        p.textContent = unreadable
+          ? "This link's action log could not be read; starting empty."
+          : `${skipped} of the ${actions.length} actions in this link could not be replayed and were skipped.`;
+      }
     });
     return;
   }
@@ -323,13 +351,18 @@ function wire() {
     if (f.get("group")) m.group = String(f.get("group"));
     if (f.get("dedup")) m.dedup = String(f.get("dedup"));
     if (f.get("delay") !== "") m.delay = num(f.get("delay"));
-    const count = Math.max(1, Math.min(10, num(f.get("count"), 1) | 0));
+    // Not clamped to 1..10: a count of 0 or 11 is SQS's to refuse (EmptyBatchRequest,
+    // TooManyEntriesInBatchRequest), shown in place like every other error. 1000 only bounds the page's work.
+    const n = Number(num(f.get("count"), 1));
+    const count = Number.isFinite(n) ? Math.max(0, Math.min(1000, Math.trunc(n))) : 1;
     if (count === 1) act(["s", pg.selected, m]);
     else act(["b", pg.selected, Array.from({ length: count }, (_, i) => ({ ...m, body: `${m.body} ${i + 1}`, ...(m.dedup ? { dedup: `${m.dedup}-${i + 1}` } : {}) }))]);
   });
 
   document.addEventListener("keydown", (ev) => {
-    if (ev.target.closest("input, select, textarea, button") || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if (ev.target.closest("input, select, textarea") || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    // A focused button (the one just clicked, typically) keeps Space for itself; n and . still work.
+    if (ev.key === " " && ev.target.closest("button, a")) return;
     if (ev.key === " ") { ev.preventDefault(); setPlaying(!playing); }
     if (ev.key === ".") step(1000);
     if (ev.key === "n") nextStep();

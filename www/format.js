@@ -27,3 +27,12 @@ export function shortSeq(seq) {
   const m = /^\d+?0{4,}([1-9]\d*)$/.exec(seq);
   return `…${m ? m[1] : seq.slice(-6)}`;
 }
+
+/**
+ * A message body cut for display: bodies go up to 1 MiB, and a panel, a card or a tooltip holding
+ * all of it makes the page crawl (the engine keeps the whole body; peek() and the log are unchanged).
+ */
+export function clip(text, max = 200) {
+  const s = String(text ?? "");
+  return s.length > max ? `${s.slice(0, max)}… (${s.length.toLocaleString("en")} characters)` : s;
+}

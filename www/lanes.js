@@ -3,7 +3,7 @@
 // another lane; FLIP (measure, move, invert, play) animates that move with the Web Animations API.
 
 import { isRemoved } from "./playground.js";
-import { fmtClock, fmtSeconds, shortSeq } from "./format.js";
+import { fmtClock, fmtSeconds, shortSeq, clip } from "./format.js";
 
 export const LANES = [
   { id: "stored", title: "Stored", hint: "visible, ready to receive" },
@@ -187,8 +187,8 @@ export class LanesView {
     card.dataset.lane = lane;
     card.dataset.state = m.state;
     card.querySelector(".label").textContent = label;
-    card.querySelector(".body").textContent = m.body;
-    card.querySelector(".body").title = m.body;
+    card.querySelector(".body").textContent = clip(m.body);
+    card.querySelector(".body").title = clip(m.body, 2000);
     const seq = card.querySelector(".seq");
     seq.textContent = m.sequenceNumber ? `seq ${shortSeq(m.sequenceNumber)}` : "";
     seq.title = m.sequenceNumber ? `SequenceNumber ${m.sequenceNumber}` : "";
@@ -221,7 +221,7 @@ export class LanesView {
     }
     // The removed tail fades with age: the oldest entries are the faintest.
     card.style.setProperty("--age", lane === "deleted" ? String(Math.min(fromEnd - 1, 5)) : "0");
-    card.setAttribute("aria-label", `${label}: ${m.body}; ${m.duplicateCopy ? "a second delivery of the same message; " : ""}${status}${m.receiveCount ? `; received ${m.receiveCount} times` : ""}`);
+    card.setAttribute("aria-label", `${label}: ${clip(m.body)}; ${m.duplicateCopy ? "a second delivery of the same message; " : ""}${status}${m.receiveCount ? `; received ${m.receiveCount} times` : ""}`);
     return card;
   }
 

@@ -1,6 +1,6 @@
 // Everything around the lanes: counters, the timeline, consumer panels, errors, announcements.
 
-import { fmtClock, fmtSeconds, shortSeq } from "./format.js";
+import { fmtClock, fmtSeconds, shortSeq, clip } from "./format.js";
 
 export const COUNTERS = [
   ["ApproximateNumberOfMessages", "visible"],
@@ -146,9 +146,11 @@ export class ConsumersView {
         const live = pg.liveHold(h);
         const m = live || pg.peekMessage(h.queueUrl, h.messageId);
         row.dataset.live = Boolean(live);
-        row.querySelector(".hstate").textContent = live
+        // The panel's heading names the shown queue; a handle from another queue says which.
+        const where = h.queue !== pg.selected ? `on ${h.queue} · ` : "";
+        row.querySelector(".hstate").textContent = where + (live
           ? `in flight, ${fmtSeconds(Math.max(0, live.visibleAt - pg.now))} left`
-          : m ? `handle stale: message ${m.state.replace("-", " ")}` : "handle stale";
+          : m ? `handle stale: message ${m.state.replace("-", " ")}` : "handle stale");
         const hb = row.querySelector(".hb");
         hb.setAttribute("aria-pressed", String(h.heartbeat));
         hb.textContent = h.heartbeat ? "♥ heartbeat on" : "♡ heartbeat";
@@ -163,7 +165,7 @@ export class ConsumersView {
     panel.className = "panel consumer";
     panel.id = `consumer-${i}`;
     panel.innerHTML = `<h3>Consumer ${c.name} <span class="queue-name muted small"></span></h3>
-      <form class="recv-form">
+      <form class="recv-form" novalidate>
         <div class="grid3">
           <label>MaxNumberOf<wbr>Messages <input name="max" type="number" inputmode="numeric" value="1" min="1" max="10"></label>
           <label>Visibility<wbr>Timeout <input name="vt" type="number" inputmode="numeric" placeholder="queue"></label>
@@ -199,9 +201,11 @@ export class ConsumersView {
         <button type="button" class="hb" aria-pressed="false"></button>
       </div>`;
     li.querySelector(".label").textContent = label;
-    li.querySelector(".hbody").textContent = h.body;
+    li.querySelector(".hbody").textContent = clip(h.body);
     li.querySelector(".del").addEventListener("click", () => this.act(["d", i, label]));
-    li.querySelector(".set").addEventListener("click", () => this.act(["v", i, label, num(li.querySelector("input").value, 0)]));
+    // An empty field is no VisibilityTimeout at all (SQS: MissingParameter), not 0, which would
+    // silently make the message visible to everyone.
+    li.querySelector(".set").addEventListener("click", () => this.act(["v", i, label, num(li.querySelector("input").value, null)]));
     li.querySelector(".release").addEventListener("click", () => this.act(["v", i, label, 0]));
     li.querySelector(".hb").addEventListener("click", () => {
       const held = this.pg.consumers[i].held.get(label);

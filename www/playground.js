@@ -119,7 +119,12 @@ export class Playground {
     try {
       await this.#run(action);
     } catch (err) {
-      if (!(err instanceof Error) || !err.name || err.name === "Error" || err.name === "TypeError") throw err;
+      if (!(err instanceof Error) || !err.name || err.name === "Error" || err.name === "TypeError") {
+        // Not an SQS error (an unknown action, a handle this consumer does not hold): nothing ran, so
+        // it must not stay in the log, or every link made from here on fails to replay.
+        if (record && this.log[this.log.length - 1] === action) this.log.pop();
+        throw err;
+      }
       this.#fail(origin, err);
       error = err;
     }
@@ -253,7 +258,7 @@ export class Playground {
 
   #held(consumer, label) {
     const h = this.consumers[consumer]?.held.get(label);
-    if (!h) throw new TypeError(`consumer ${consumer} holds no ${label}`);
+    if (!h) throw new TypeError(`consumer ${this.consumers[consumer]?.name ?? consumer} holds no ${label}`);
     return h;
   }
 
@@ -356,12 +361,15 @@ export class Playground {
   async advance(ms) {
     const target = this.now + Math.max(0, Math.round(ms));
     for (let guard = 0; guard < 100000; guard++) {
+      // Runs at the target too: a heartbeat due exactly when the step ends beats now, as the engine's
+      // own deadlines (a visibility timeout ending at the target) do. Otherwise "to next deadline"
+      // stopped on a heartbeat without running it and then said "next deadline … (in 0 s)".
       const due = this.#beat(undefined, this.now);
+      if (this.now >= target) break;
       const stop = Math.min(target, due);
       if (stop > this.now) this.clock.advance(stop - this.now);
       // Only a pending long poll needs its promise callbacks to run between heartbeats.
       if (this.consumers.some((c) => c.pending)) await settle();
-      if (this.now >= target) break;
     }
     await settle();
   }

@@ -297,3 +297,148 @@ test("works from any static host: the package vendored next to the page, or name
     await elsewhere.close();
   }
 });
+
+test("the full page (not only ?embed) fits a phone: the scenario picker's long titles do not widen it", async () => {
+  for (const width of [390, 375]) {
+    const page = await openPage(browser, server.url, "?scenario=fifo-two-groups&step=2", { width, height: 844 });
+    assert.equal(await page.isVisible("#scenario-select"), true);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(overflow <= 0, `${width} px: page scrolls sideways by ${overflow}px`);
+    if (width === 390) await page.screenshot({ path: join(ARTIFACTS, "phone-390.png") });
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  }
+});
+
+test("a long body without spaces wraps in the consumer panel, cut for display; the engine keeps all of it", async () => {
+  const page = await openPage(browser, server.url);
+  const body = "x".repeat(300 * 1024); // under the 1 MiB limit, so SQS accepts it
+  await page.evaluate(async (b) => {
+    await window.wasq.act(["q", "orders", {}]);
+    await window.wasq.act(["s", "orders", { body: b }]);
+    await window.wasq.act(["r", 0, "orders", { max: 1 }]);
+  }, body);
+  await settled(page);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(overflow <= 0, `page scrolls sideways by ${overflow}px`);
+  const shown = await page.textContent("#consumer-0 .held li .hbody");
+  assert.ok(shown.length < 300, `panel shows ${shown.length} characters`);
+  assert.match(shown, /307,200 characters/);
+  const kept = await page.evaluate(() => window.wasq.engine.peek(window.wasq.queueUrl("orders")).messages[0].body.length);
+  assert.equal(kept, body.length);
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test("the browser's own form validation never stands in for SQS's error", async () => {
+  const page = await openPage(browser, server.url);
+  const error = (sel) => page.$eval(sel, (e) => (e.hidden ? "" : e.textContent));
+  await page.fill('#create-form [name="name"]', "");
+  await page.click("#create-form button[type=submit]");
+  await settled(page);
+  assert.match(await error("#create-form .error"), /InvalidParameterValue.*1 to 80 in length/);
+  await createQueue(page, { name: "orders" });
+  await send(page, "job", { count: 11 });
+  assert.match(await error("#send-form .error"), /^TooManyEntriesInBatchRequest.*You have sent 11\./);
+  await send(page, "job", { count: 1 });
+  await page.fill('#consumer-0 [name="max"]', "11");
+  await page.click("#consumer-0 .receive");
+  await settled(page);
+  assert.match(await error("#consumer-0 .error"), /Value 11 for parameter MaxNumberOfMessages is invalid/);
+  await page.fill('#consumer-0 [name="max"]', "1");
+  await page.click("#consumer-0 .receive");
+  await settled(page);
+  // An emptied seconds box is a missing parameter, not 0 (which would release the message).
+  await page.fill("#consumer-0 .held li .cv input", "");
+  await page.click("#consumer-0 .held li .set");
+  await settled(page);
+  assert.match(await error("#consumer-0 .error"), /^MissingRequiredParameterException.*parameter VisibilityTimeout/);
+  const attrs = await page.evaluate(() => window.wasq.engine.dispatch("GetQueueAttributes", { QueueUrl: window.wasq.queueUrl("orders"), AttributeNames: ["All"] }).Attributes);
+  assert.equal(attrs.ApproximateNumberOfMessagesNotVisible, "1", "the message is still in flight");
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test("a scenario step the reader's own actions made impossible says so; odd links still load", async () => {
+  const page = await openPage(browser, server.url, "?scenario=visibility&step=2");
+  await page.click("#consumer-0 .held li .del"); // the reader deletes m1; step 4 changes its visibility
+  await settled(page);
+  await page.click("#scenario-next");
+  await settled(page);
+  assert.match(await page.textContent("#scenario-progress"), /^step 4 of 6/);
+  assert.match(await page.$eval("#scenario-error", (e) => (e.hidden ? "" : e.textContent)), /consumer A holds no m1.*Restart/);
+  // The step that could not run is not in the link, which replays.
+  const again = await openPage(browser, server.url, new URL(page.url()).search);
+  assert.equal(await again.isHidden("#load-error"), true);
+  assert.deepEqual(await mismatches(again), []);
+  // A link with an action this page does not know still opens, and says what it skipped.
+  const bad = await openPage(browser, server.url, `?log=${Buffer.from(JSON.stringify([["q", "orders", {}], ["x"]])).toString("base64url")}`);
+  assert.match(await bad.textContent("#load-error"), /1 of the 2 actions/);
+  assert.equal(await bad.evaluate(() => window.wasq.playground.queues.size), 1);
+  // step=-1 still runs the setup under the first caption.
+  const neg = await openPage(browser, server.url, "?scenario=visibility&step=-1");
+  assert.equal(await neg.locator("#lanes .card").count(), 1);
+  for (const p of [page, again, bad, neg]) {
+    assert.deepEqual(p.problems, []);
+    await p.context().close();
+  }
+});
+
+test("n and . work right after clicking a button (the focused button keeps only Space)", async () => {
+  const page = await openPage(browser, server.url, "?scenario=visibility&step=0");
+  await page.click("#scenario-next");
+  await settled(page);
+  await page.keyboard.press("n");
+  await settled(page);
+  assert.match(await page.textContent("#scenario-progress"), /^step 3 of 6/);
+  await page.click('[data-step="1000"]');
+  await settled(page);
+  await page.keyboard.press(".");
+  await settled(page);
+  assert.equal(await page.textContent("#clock-now"), "+00:17.000");
+  await page.context().close();
+});
+
+test("a consumer's handle from a queue other than the shown one says which queue it is on", async () => {
+  const page = await openPage(browser, server.url);
+  await page.evaluate(async () => {
+    await window.wasq.act(["q", "orders", {}]);
+    await window.wasq.act(["s", "orders", { body: "hi" }]);
+    await window.wasq.act(["r", 0, "orders", { max: 1 }]);
+    await window.wasq.act(["q", "slow", {}]);
+  });
+  await settled(page);
+  assert.match(await page.textContent("#consumer-0 h3"), /from slow/);
+  assert.match(await page.textContent("#consumer-0 .held li .hstate"), /^on orders · in flight/);
+  await page.evaluate(() => window.wasq.act(["sel", "orders"]));
+  await settled(page);
+  assert.match(await page.textContent("#consumer-0 .held li .hstate"), /^in flight/);
+  await page.context().close();
+});
+
+test("picking “— free play —” leaves the scenario: no stale caption, counters or scenario link", async () => {
+  const page = await openPage(browser, server.url, "?scenario=visibility&step=3");
+  await page.selectOption("#scenario-select", "");
+  await settled(page);
+  assert.equal(await page.isVisible("#scenario-box"), false);
+  assert.equal(await page.isVisible("#counters"), false, "no queue, so no GetQueueAttributes counters");
+  assert.equal(new URL(page.url()).search, "");
+  assert.equal(await page.getAttribute("#permalink", "href"), "/");
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test("“to next deadline” onto a heartbeat runs the heartbeat (no “in 0 s” deadline left behind)", async () => {
+  const page = await openPage(browser, server.url, "?scenario=twelve-hours&step=1");
+  await page.click("#consumer-0 .held li .hb");
+  await settled(page);
+  await page.click('[data-step="10000"]'); // +10 s: the next heartbeat is due at +00:15
+  await settled(page);
+  await page.click("#step-deadline");
+  await settled(page);
+  assert.equal(await page.textContent("#clock-now"), "+00:15.000");
+  assert.equal(await page.textContent("#next-deadline"), "next deadline +00:30.000 (in 15 s)");
+  const visibleAt = await page.evaluate(() => window.wasq.engine.peek(window.wasq.queueUrl("reports")).messages[0].visibleAt - window.wasq.clock.now());
+  assert.equal(visibleAt, 30_000, "extended to 30 s from now");
+  await page.context().close();
+});
