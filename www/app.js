@@ -180,7 +180,11 @@ function nextStep() {
     await runStep(scenario.step + 1);
     render();
     updateUrl();
-    $("#lanes").scrollIntoView?.({ block: "nearest" });
+    // The step's caption (what just happened, what to look at) and the Next button at the top,
+    // the lanes below them: scrolling the lanes into view instead hid both above the fold. Only
+    // this document scrolls (never an embedding page, as scrollIntoView would).
+    const top = $("#scenario-box").getBoundingClientRect().top + window.scrollY - 8;
+    window.scrollTo({ top: Math.max(0, top) });
   });
 }
 

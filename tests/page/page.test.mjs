@@ -442,3 +442,23 @@ test("“to next deadline” onto a heartbeat runs the heartbeat (no “in 0 s�
   assert.equal(visibleAt, 30_000, "extended to 30 s from now");
   await page.context().close();
 });
+
+test("after Next step the step's caption and the Next button are in view, the lanes below them", async () => {
+  for (const [width, height] of [[1280, 800], [390, 844]]) {
+    const page = await openPage(browser, server.url, "?scenario=fifo-batch", { width, height });
+    for (let i = 0; i < 2; i++) {
+      await page.click("#scenario-next");
+      await settled(page);
+      const box = (sel) => page.evaluate((s) => {
+        const r = document.querySelector(s).getBoundingClientRect();
+        return { top: r.top, bottom: r.bottom };
+      }, sel);
+      const [caption, next, lanes] = [await box("#scenario-caption"), await box("#scenario-next"), await box("#lanes")];
+      assert.ok(caption.top >= 0 && caption.bottom <= height, `${width}px, step ${i + 1}: caption at ${caption.top}..${caption.bottom}`);
+      assert.ok(next.top >= 0 && next.bottom <= height, `${width}px, step ${i + 1}: Next at ${next.top}..${next.bottom}`);
+      if (width === 1280) assert.ok(lanes.top < height, `lanes start below the fold at ${lanes.top}`);
+    }
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  }
+});
