@@ -183,8 +183,12 @@ function nextStep() {
     // The step's caption (what just happened, what to look at) and the Next button at the top,
     // the lanes below them: scrolling the lanes into view instead hid both above the fold. Only
     // this document scrolls (never an embedding page, as scrollIntoView would).
-    const top = $("#scenario-box").getBoundingClientRect().top + window.scrollY - 8;
-    window.scrollTo({ top: Math.max(0, top) });
+    // Embedded, the caption is pinned (style.css): the lanes come up right under it instead.
+    const embedded = document.documentElement.classList.contains("embed");
+    const top = embedded
+      ? $("#lanes").getBoundingClientRect().top - $(".scenario").getBoundingClientRect().bottom - 8
+      : $("#scenario-box").getBoundingClientRect().top - 8;
+    window.scrollTo({ top: Math.max(0, window.scrollY + top) });
   });
 }
 

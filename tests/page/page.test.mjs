@@ -444,8 +444,9 @@ test("“to next deadline” onto a heartbeat runs the heartbeat (no “in 0 s�
 });
 
 test("after Next step the step's caption and the Next button are in view, the lanes below them", async () => {
-  for (const [width, height] of [[1280, 800], [390, 844]]) {
-    const page = await openPage(browser, server.url, "?scenario=fifo-batch", { width, height });
+  // The last: a docs page's iframe, where the caption is pinned and the lanes come up under it.
+  for (const [width, height, embed] of [[1280, 800, ""], [390, 844, ""], [700, 500, "embed&"]]) {
+    const page = await openPage(browser, server.url, `?${embed}scenario=fifo-batch`, { width, height });
     for (let i = 0; i < 2; i++) {
       await page.click("#scenario-next");
       await settled(page);
@@ -457,6 +458,10 @@ test("after Next step the step's caption and the Next button are in view, the la
       assert.ok(caption.top >= 0 && caption.bottom <= height, `${width}px, step ${i + 1}: caption at ${caption.top}..${caption.bottom}`);
       assert.ok(next.top >= 0 && next.bottom <= height, `${width}px, step ${i + 1}: Next at ${next.top}..${next.bottom}`);
       if (width === 1280) assert.ok(lanes.top < height, `lanes start below the fold at ${lanes.top}`);
+      if (embed) {
+        const card = await box("#lanes .card");
+        assert.ok(card.top >= next.bottom && card.bottom <= height, `embedded, step ${i + 1}: first card at ${card.top}..${card.bottom}, Next ends at ${next.bottom}`);
+      }
     }
     assert.deepEqual(page.problems, []);
     await page.context().close();
