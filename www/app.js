@@ -59,7 +59,8 @@ function render() {
   $("#clock-now").textContent = fmtClock(pg.now);
   const next = pg.nextDeadline();
   $("#step-deadline").disabled = next === null;
-  $("#next-deadline").textContent = next === null ? "nothing scheduled" : `next deadline ${fmtClock(next)} (in ${fmtSeconds(next - pg.now)})`;
+  const due = next === null ? null : pg.dueAt(next);
+  $("#next-deadline").textContent = next === null ? "nothing scheduled" : `next deadline ${fmtClock(next)} (in ${fmtSeconds(next - pg.now)})${due ? `: ${due}` : ""}`;
   $("#empty-hint").hidden = pg.queues.size > 0;
   $("#queue-heading").textContent = pg.selected ? pg.selected : "Queue";
   $("#send-form button").disabled = !pg.selected;

@@ -399,6 +399,37 @@ export class Playground {
     return next === Infinity ? null : next;
   }
 
+  /**
+   * What happens by itself at `at` (a time nextDeadline() gave), in words for the clock bar: the
+   * retention period's end, days away, otherwise reads as an unexplained jump. Null when it is
+   * none of the message deadlines the page shows (the engine's own housekeeping).
+   */
+  dueAt(at) {
+    for (const c of this.consumers) {
+      for (const h of c.held.values()) {
+        const m = h.heartbeat && this.liveHold(h);
+        if (m && m.visibleAt - (HEARTBEAT_SECONDS * 1000) / 2 === at) return `${c.name}'s heartbeat extends ${this.label(h.messageId)}`;
+      }
+    }
+    for (const url of this.queues.values()) {
+      let view;
+      try {
+        view = this.engine.peek(url);
+      } catch {
+        continue;
+      }
+      const retention = Number(view.queue.attributes.MessageRetentionPeriod) * 1000;
+      for (const m of view.messages) {
+        if (m.state === "in-flight" && m.visibleAt === at) return `${this.labelOf(m)}'s visibility timeout ends`;
+        if (m.state === "delayed" && m.delayedUntil === at) return `${this.labelOf(m)}'s delay ends`;
+        if (m.sentTimestamp !== undefined && m.sentTimestamp + retention === at) {
+          return `${this.labelOf(m)} is deleted: the queue's retention period (MessageRetentionPeriod ${retention / 1000} s) ends`;
+        }
+      }
+    }
+    return null;
+  }
+
   isDeadLetterQueue(name) {
     const arn = this.attributes(name)?.QueueArn;
     if (!arn) return false;

@@ -437,7 +437,7 @@ test("“to next deadline” onto a heartbeat runs the heartbeat (no “in 0 s�
   await page.click("#step-deadline");
   await settled(page);
   assert.equal(await page.textContent("#clock-now"), "+00:15.000");
-  assert.equal(await page.textContent("#next-deadline"), "next deadline +00:30.000 (in 15 s)");
+  assert.equal(await page.textContent("#next-deadline"), "next deadline +00:30.000 (in 15 s): A's heartbeat extends m1");
   const visibleAt = await page.evaluate(() => window.wasq.engine.peek(window.wasq.queueUrl("reports")).messages[0].visibleAt - window.wasq.clock.now());
   assert.equal(visibleAt, 30_000, "extended to 30 s from now");
   await page.context().close();
@@ -466,4 +466,18 @@ test("after Next step the step's caption and the Next button are in view, the la
     assert.deepEqual(page.problems, []);
     await page.context().close();
   }
+});
+
+test("the clock bar says what its next deadline is: a delay, a visibility timeout, the retention period", async () => {
+  const page = await openPage(browser, server.url);
+  const said = async () => (await settled(page), page.textContent("#next-deadline"));
+  await page.evaluate(() => window.wasq.act(["q", "orders", {}]));
+  await page.evaluate(() => window.wasq.act(["s", "orders", { body: "later", delay: 5 }]));
+  assert.match(await said(), /\+00:05\.000 .*: m1's delay ends$/);
+  await page.evaluate(() => window.wasq.act(["t", 5000]));
+  assert.match(await said(), /: m1 is deleted: the queue's retention period \(MessageRetentionPeriod 345600 s\) ends$/);
+  await page.evaluate(() => window.wasq.act(["r", 0, "orders", { max: 1 }]));
+  assert.match(await said(), /\+00:35\.000 .*: m1's visibility timeout ends$/);
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
 });
