@@ -75,6 +75,7 @@ export class Engine {
   #timer = null;
   #timerAt = undefined;
   #waiters = new Waiters();
+  #pollWatchers = new Set(); // whenPolling() promises not yet resolved: { name, resolve, reject }
   #listeners = new Map();
   // Whether the core collects events: only while someone listens, so that calls nobody watches
   // skip formatting events.
@@ -282,11 +283,37 @@ export class Engine {
     this.#clearTimer();
     this.#unsubscribe?.();
     this.#waiters.rejectAll(closedError());
+    for (const watcher of [...this.#pollWatchers]) watcher.reject(closedError());
+    this.#pollWatchers.clear();
     // Answers already computed still arrive; only their simulated network delay is cut short.
     for (const delay of this.#delays.splice(0)) delay.resolve();
     if (this.#delayTimer !== null) clearTimeout(this.#delayTimer);
     this.#core.free();
     this.#storage?.close?.();
+  }
+
+  /**
+   * Resolves once a long poll is waiting on this engine (on `queue`, a URL or name, if given):
+   * at once when one already is. For tests on a ManualClock: a request made through an SDK
+   * reaches the engine some ticks after `send()` returns (the first call of a client, a few
+   * macrotasks), so a `clock.advance()` made before then passes the poll by, and the poll then
+   * waits its whole WaitTimeSeconds from the new time. `await engine.whenPolling()` between the
+   * two orders them without timers, real or fake. Rejects with EngineClosedError on `close()`.
+   * @param {string} [queue] queue URL or name
+   * @returns {Promise<void>}
+   */
+  whenPolling(queue) {
+    if (this.#closed) return Promise.reject(closedError());
+    const name = queue === undefined ? undefined : queueName(String(queue));
+    if (this.#waiters.some((url) => name === undefined || queueName(url) === name)) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const watcher = {
+        name,
+        resolve: () => (this.#pollWatchers.delete(watcher), resolve()),
+        reject: (err) => (this.#pollWatchers.delete(watcher), reject(err)),
+      };
+      this.#pollWatchers.add(watcher);
+    });
   }
 
   /** The clock this engine reads (consumers schedule their own timers on it). */
@@ -331,6 +358,12 @@ export class Engine {
   [WAIT](queueUrl, context, deadline, signal) {
     this.#assertOpen();
     const promise = this.#waiters.add(queueUrl, context, deadline, signal);
+    if (this.#pollWatchers.size > 0) {
+      // (An already aborted signal rejected the poll without adding it: checked, not assumed.)
+      for (const watcher of [...this.#pollWatchers]) {
+        if (this.#waiters.some((url) => watcher.name === undefined || queueName(url) === watcher.name)) watcher.resolve();
+      }
+    }
     this.#arm();
     // An aborted poll leaves the waiters without waking the engine: re-arm, so that the timer
     // kept alive for its deadline lets go (Consumer.stop() would otherwise hold a Node process

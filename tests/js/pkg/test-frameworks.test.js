@@ -68,3 +68,41 @@ test("a handler refuses an Engine from another copy of the package, saying so", 
   assert.equal(res.status, 200);
   engine.close();
 });
+
+// The virtual clock's trap for a test that long-polls through the AWS SDK: the request reaches the
+// engine some ticks after send() returns (several macrotasks on a client's first call), so a
+// clock.advance() made at once passed the poll by, and the poll then waited its full
+// WaitTimeSeconds from the new time: forever, on a ManualClock nobody advances again (a Jest
+// timeout). engine.whenPolling() resolves once the poll waits, with no timer, real or fake.
+test("whenPolling orders an SDK long poll before clock.advance (a fresh client's first call)", async () => {
+  const { SQSClient, ReceiveMessageCommand } = await import("@aws-sdk/client-sqs");
+  const { Engine, ManualClock, createRequestHandler } = await import(pkgDir + "entry/node.js");
+  const clock = new ManualClock(0);
+  const engine = new Engine({ clock, defaultHost: "sqs.local" });
+  const sqs = new SQSClient({
+    region: "us-east-1",
+    endpoint: "http://sqs.local",
+    credentials: { accessKeyId: "x", secretAccessKey: "y" },
+    requestHandler: createRequestHandler(engine),
+  });
+  const { QueueUrl } = engine.createQueue({ QueueName: "jobs" });
+  let polling = false;
+  const watched = engine.whenPolling(QueueUrl).then(() => (polling = true));
+  const other = engine.whenPolling("other-queue");
+  const polled = sqs.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 20 }));
+  assert.equal(polling, false); // not yet: the SDK's middleware has not reached the engine
+  await watched;
+  clock.advance(20_000);
+  assert.equal((await polled).Messages, undefined);
+  // A poll already waiting resolves a later call at once; by name as well as by URL.
+  const again = sqs.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 20 }));
+  await engine.whenPolling("jobs");
+  await engine.whenPolling("jobs");
+  await engine.whenPolling();
+  clock.advance(20_000);
+  await again;
+  // A watch whose poll never comes ends with the engine.
+  engine.close();
+  await assert.rejects(other, { name: "EngineClosedError" });
+  await assert.rejects(engine.whenPolling(), { name: "EngineClosedError" });
+});
