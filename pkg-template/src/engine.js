@@ -74,6 +74,9 @@ export class Engine {
   #unsubscribe = null;
   #timer = null;
   #timerAt = undefined;
+  // The setTimeout/clearTimeout the timer was armed with (see #arm: fake timers swap them).
+  #timerSet = null;
+  #timerClear = null;
   #waiters = new Waiters();
   #pollWatchers = new Set(); // whenPolling() promises not yet resolved: { name, resolve, reject }
   #listeners = new Map();
@@ -568,7 +571,7 @@ export class Engine {
   }
 
   #clearTimer() {
-    if (this.#timer !== null) clearTimeout(this.#timer);
+    if (this.#timer !== null) this.#timerClear(this.#timer);
     this.#timer = null;
     this.#timerAt = undefined;
   }
@@ -580,10 +583,15 @@ export class Engine {
     const core = this.#timers ? this.#core.nextDeadline() : undefined;
     const poll = this.#waiters.earliestDeadline();
     const at = core === undefined ? poll : poll === undefined ? core : Math.min(core, poll);
-    if (this.#timer !== null && (at === undefined || this.#timerAt <= at)) {
-      // A timer that fires no later than needed is kept: firing early only ticks and re-arms,
-      // where re-arming on every call (most calls move the deadline later) costs a
-      // clearTimeout and a setTimeout each time.
+    // A timer that fires no later than needed is kept: firing early only ticks and re-arms,
+    // where re-arming on every call (most calls move the deadline later) costs a clearTimeout
+    // and a setTimeout each time. Not one armed with another setTimeout than the one in place
+    // now, i.e. before a test's fake timers (jest.useFakeTimers(), vi.useFakeTimers()) were
+    // installed or removed: it fires only when the timers it belongs to do. A real one, armed
+    // by an engine made before the fakes, ignored advanceTimersByTime() (a long poll hung until
+    // the real delay passed), and a fake one from an earlier test never fired. It is cleared
+    // with the clearTimeout of its own kind (#timerClear), since the other kind's ignores it.
+    if (this.#timer !== null && this.#timerSet === setTimeout && (at === undefined || this.#timerAt <= at)) {
       if (poll === undefined) this.#timer.unref?.();
       else this.#timer.ref?.();
       return;
@@ -592,6 +600,8 @@ export class Engine {
     if (at === undefined) return;
     const delay = Math.min(Math.max(0, at - this.#clock.now()), MAX_TIMER_DELAY);
     this.#timerAt = at;
+    this.#timerSet = setTimeout;
+    this.#timerClear = clearTimeout;
     this.#timer = setTimeout(() => this.#fire(), delay);
     // Internal deadlines alone must not keep a Node process alive; a pending long poll must.
     if (poll === undefined) this.#timer.unref?.();

@@ -1,7 +1,7 @@
 // What a project's existing test setup brings along when it adds wasq: globals that differ from
 // plain Node's (Jest's jsdom environment), fake timers. Each case runs the built package the way
 // the framework would, in a child process or a vm context, without the framework itself.
-import { test } from "node:test";
+import { test, mock } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { pkgDir } from "./load.js";
@@ -105,4 +105,59 @@ test("whenPolling orders an SDK long poll before clock.advance (a fresh client's
   engine.close();
   await assert.rejects(other, { name: "EngineClosedError" });
   await assert.rejects(engine.whenPolling(), { name: "EngineClosedError" });
+});
+
+// Fake timers installed or removed while an engine on the SystemClock has its timer armed. The
+// engine kept a timer that fired no later than it needed, whichever setTimeout had made it: a
+// real one (the engine made in a beforeAll, before jest.useFakeTimers()) ignored the fake
+// advance, so a long poll hung until the real delay passed; a fake one from an earlier test,
+// whose fake timers were since uninstalled, never fired. node:test's mock.timers stands in for
+// Jest's and Vitest's fakes here: all three replace the global setTimeout and Date.
+const realSetTimeout = setTimeout;
+const settlesSoon = (promise) =>
+  Promise.race([promise, new Promise((resolve) => realSetTimeout(() => resolve("still pending after 1 s"), 1000))]);
+
+test("a timer armed before fake timers were installed does not hold a long poll past the fake advance", async (t) => {
+  const { Engine } = await import(pkgDir + "entry/node.js");
+  const engine = new Engine();
+  const { QueueUrl } = engine.createQueue({ QueueName: "q" });
+  engine.sendMessage({ QueueUrl, MessageBody: "later", DelaySeconds: 5 }); // a real 5 s timer
+  t.mock.timers.enable({ apis: ["setTimeout", "Date"], now: Date.now() });
+  try {
+    const polled = engine.receiveMessage({ QueueUrl, WaitTimeSeconds: 20 });
+    t.mock.timers.tick(5_000);
+    const result = await settlesSoon(polled);
+    assert.equal(result.Messages?.[0]?.Body, "later", String(result));
+  } finally {
+    mock.timers.reset();
+    t.mock.timers.reset();
+    engine.close();
+  }
+});
+
+test("a fake timer left by an earlier test's fake timers does not hold a later long poll", async (t) => {
+  const { Engine } = await import(pkgDir + "entry/node.js");
+  const engine = new Engine();
+  const { QueueUrl } = engine.createQueue({ QueueName: "q" });
+  try {
+    // "Test 1", with its own fake timers (node:test's module-level mock here, as each Jest test's
+    // useFakeTimers() makes a new fake clock): a message left in flight arms a fake timer at
+    // +10 s; the fakes are removed with it unfired.
+    mock.timers.enable({ apis: ["setTimeout", "Date"], now: Date.now() });
+    engine.sendMessage({ QueueUrl, MessageBody: "x" });
+    assert.equal((await engine.receiveMessage({ QueueUrl, VisibilityTimeout: 10 })).Messages.length, 1);
+    mock.timers.reset();
+    // "Test 2": new fake timers; a 20 s poll on another queue ends with the fake advance.
+    t.mock.timers.enable({ apis: ["setTimeout", "Date"], now: Date.now() });
+    const other = engine.createQueue({ QueueName: "other" }).QueueUrl;
+    const polled = engine.receiveMessage({ QueueUrl: other, WaitTimeSeconds: 20 });
+    t.mock.timers.tick(20_000);
+    const result = await settlesSoon(polled);
+    assert.equal(typeof result, "object", String(result));
+    assert.equal(result.Messages, undefined);
+  } finally {
+    mock.timers.reset();
+    t.mock.timers.reset();
+    engine.close();
+  }
 });
