@@ -43,8 +43,8 @@ test("a global scope that has its own TextDecoder keeps it", () => {
   assert.equal(execFileSync(process.execPath, ["-e", script], { encoding: "utf8" }), "true");
 });
 
-// Jest's resetModules()/isolateModules(), Vitest's resetModules(), or one process that both
-// imports and requires wasq give it a second copy, whose handlers cannot reach an Engine of the
+// Jest's resetModules()/isolateModules(), or one process that both imports and requires wasq
+// (ESM tests over CommonJS app code) give it a second copy, whose handlers cannot reach an Engine of the
 // first (they talk through symbols private to each copy): the first request failed with a
 // minified "n[B] is not a function". The handlers now refuse such an engine when made, saying why.
 test("a handler refuses an Engine from another copy of the package, saying so", async () => {
@@ -53,7 +53,7 @@ test("a handler refuses an Engine from another copy of the package, saying so", 
   const viaImport = await import(pkgDir + "entry/node.js");
   const engine = new viaImport.Engine();
   for (const make of [viaRequire.createRequestHandler, viaRequire.createFetchHandler]) {
-    assert.throws(() => make(engine), { name: "TypeError", message: /another copy of wasq.*resetModules/ });
+    assert.throws(() => make(engine), { name: "TypeError", message: /another copy of wasq.*both imports and requires/ });
   }
   assert.throws(() => viaImport.createRequestHandler(undefined), { name: "TypeError", message: /must be a wasq Engine, got undefined/ });
   assert.throws(() => viaImport.createFetchHandler({}), { name: "TypeError", message: /must be a wasq Engine, got object/ });
