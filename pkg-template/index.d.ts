@@ -281,6 +281,13 @@ export class Engine {
   /** Every message of a queue and its state, read-only. */
   peek(queueUrl: string): QueuePeek;
   /**
+   * Resolves once a long poll is waiting on this engine (on `queue`, a URL or name, if given), at
+   * once when one already is; rejects with EngineClosedError on close(). A test on a ManualClock
+   * awaits it between an SDK `send(ReceiveMessageCommand)` and `clock.advance()`: the request
+   * reaches the engine some ticks after send() returns.
+   */
+  whenPolling(queue?: string): Promise<void>;
+  /**
    * Realism for the whole engine (`queue` undefined) or one queue (URL or name), replacing the
    * engine's setting for that queue; null turns it off / drops the queue's override. Latency is
    * set for the whole engine only.

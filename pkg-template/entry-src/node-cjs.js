@@ -1,5 +1,6 @@
 // Source of entry/node.cjs (bundled to CommonJS by scripts/build-pkg.sh, where __dirname exists).
-import { readFileSync } from "node:fs";
+// First, before the glue: it gives Jest's jsdom globals a TextDecoder (see src/node-load.js).
+import { readWasm } from "../src/node-load.js";
 import { join } from "node:path";
 import { initSync, WasqCore } from "../wasq.js";
 import { provide } from "../src/bindings.js";
@@ -7,7 +8,7 @@ import * as api from "../src/index.js";
 import { FileStorage } from "../src/storage/file.js";
 import { keepNames } from "../src/names.js";
 
-initSync({ module: readFileSync(join(__dirname, "..", "wasq_bg.wasm")) });
+initSync({ module: readWasm(join(__dirname, "..", "wasq_bg.wasm")) });
 provide({ WasqCore });
 
 export * from "../src/index.js";

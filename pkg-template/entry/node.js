@@ -1,12 +1,13 @@
 // Node (ESM): the wasm is read and instantiated synchronously at import, so init() has nothing to do.
-import { readFileSync } from "node:fs";
+// First, before the glue: it gives Jest's jsdom globals a TextDecoder (see src/node-load.js).
+import { readWasm } from "../src/node-load.js";
 import { initSync, WasqCore } from "../wasq.js";
 import { provide } from "../src/bindings.js";
 import * as api from "../src/index.js";
 import { FileStorage } from "../src/storage/file.js";
 import { keepNames } from "../src/names.js";
 
-initSync({ module: readFileSync(new URL("../wasq_bg.wasm", import.meta.url)) });
+initSync({ module: readWasm(new URL("../wasq_bg.wasm", import.meta.url)) });
 provide({ WasqCore });
 
 export * from "../src/index.js";

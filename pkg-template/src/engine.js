@@ -74,7 +74,11 @@ export class Engine {
   #unsubscribe = null;
   #timer = null;
   #timerAt = undefined;
+  // The setTimeout/clearTimeout the timer was armed with (see #arm: fake timers swap them).
+  #timerSet = null;
+  #timerClear = null;
   #waiters = new Waiters();
+  #pollWatchers = new Set(); // whenPolling() promises not yet resolved: { name, resolve, reject }
   #listeners = new Map();
   // Whether the core collects events: only while someone listens, so that calls nobody watches
   // skip formatting events.
@@ -282,11 +286,37 @@ export class Engine {
     this.#clearTimer();
     this.#unsubscribe?.();
     this.#waiters.rejectAll(closedError());
+    for (const watcher of [...this.#pollWatchers]) watcher.reject(closedError());
+    this.#pollWatchers.clear();
     // Answers already computed still arrive; only their simulated network delay is cut short.
     for (const delay of this.#delays.splice(0)) delay.resolve();
     if (this.#delayTimer !== null) clearTimeout(this.#delayTimer);
     this.#core.free();
     this.#storage?.close?.();
+  }
+
+  /**
+   * Resolves once a long poll is waiting on this engine (on `queue`, a URL or name, if given):
+   * at once when one already is. For tests on a ManualClock: a request made through an SDK
+   * reaches the engine some ticks after `send()` returns (the first call of a client, a few
+   * macrotasks), so a `clock.advance()` made before then passes the poll by, and the poll then
+   * waits its whole WaitTimeSeconds from the new time. `await engine.whenPolling()` between the
+   * two orders them without timers, real or fake. Rejects with EngineClosedError on `close()`.
+   * @param {string} [queue] queue URL or name
+   * @returns {Promise<void>}
+   */
+  whenPolling(queue) {
+    if (this.#closed) return Promise.reject(closedError());
+    const name = queue === undefined ? undefined : queueName(String(queue));
+    if (this.#waiters.some((url) => name === undefined || queueName(url) === name)) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const watcher = {
+        name,
+        resolve: () => (this.#pollWatchers.delete(watcher), resolve()),
+        reject: (err) => (this.#pollWatchers.delete(watcher), reject(err)),
+      };
+      this.#pollWatchers.add(watcher);
+    });
   }
 
   /** The clock this engine reads (consumers schedule their own timers on it). */
@@ -331,6 +361,12 @@ export class Engine {
   [WAIT](queueUrl, context, deadline, signal) {
     this.#assertOpen();
     const promise = this.#waiters.add(queueUrl, context, deadline, signal);
+    if (this.#pollWatchers.size > 0) {
+      // (An already aborted signal rejected the poll without adding it: checked, not assumed.)
+      for (const watcher of [...this.#pollWatchers]) {
+        if (this.#waiters.some((url) => watcher.name === undefined || queueName(url) === watcher.name)) watcher.resolve();
+      }
+    }
     this.#arm();
     // An aborted poll leaves the waiters without waking the engine: re-arm, so that the timer
     // kept alive for its deadline lets go (Consumer.stop() would otherwise hold a Node process
@@ -535,7 +571,7 @@ export class Engine {
   }
 
   #clearTimer() {
-    if (this.#timer !== null) clearTimeout(this.#timer);
+    if (this.#timer !== null) this.#timerClear(this.#timer);
     this.#timer = null;
     this.#timerAt = undefined;
   }
@@ -547,10 +583,15 @@ export class Engine {
     const core = this.#timers ? this.#core.nextDeadline() : undefined;
     const poll = this.#waiters.earliestDeadline();
     const at = core === undefined ? poll : poll === undefined ? core : Math.min(core, poll);
-    if (this.#timer !== null && (at === undefined || this.#timerAt <= at)) {
-      // A timer that fires no later than needed is kept: firing early only ticks and re-arms,
-      // where re-arming on every call (most calls move the deadline later) costs a
-      // clearTimeout and a setTimeout each time.
+    // A timer that fires no later than needed is kept: firing early only ticks and re-arms,
+    // where re-arming on every call (most calls move the deadline later) costs a clearTimeout
+    // and a setTimeout each time. Not one armed with another setTimeout than the one in place
+    // now, i.e. before a test's fake timers (jest.useFakeTimers(), vi.useFakeTimers()) were
+    // installed or removed: it fires only when the timers it belongs to do. A real one, armed
+    // by an engine made before the fakes, ignored advanceTimersByTime() (a long poll hung until
+    // the real delay passed), and a fake one from an earlier test never fired. It is cleared
+    // with the clearTimeout of its own kind (#timerClear), since the other kind's ignores it.
+    if (this.#timer !== null && this.#timerSet === setTimeout && (at === undefined || this.#timerAt <= at)) {
       if (poll === undefined) this.#timer.unref?.();
       else this.#timer.ref?.();
       return;
@@ -559,6 +600,8 @@ export class Engine {
     if (at === undefined) return;
     const delay = Math.min(Math.max(0, at - this.#clock.now()), MAX_TIMER_DELAY);
     this.#timerAt = at;
+    this.#timerSet = setTimeout;
+    this.#timerClear = clearTimeout;
     this.#timer = setTimeout(() => this.#fire(), delay);
     // Internal deadlines alone must not keep a Node process alive; a pending long poll must.
     if (poll === undefined) this.#timer.unref?.();

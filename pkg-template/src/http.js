@@ -175,6 +175,25 @@ export function protocolOptions({ credentials, maxBodyBytes } = {}) {
 }
 
 /**
+ * The handlers reach the engine through symbols private to one copy of the package, so an Engine
+ * from another copy failed on its first request with "engine[HTTP] is not a function" (minified:
+ * "n[B] is not a function"). A second copy is easy to get in tests: `jest.resetModules()` or
+ * `jest.isolateModules()`, or a process that both imports and requires wasq (a Vitest or
+ * node:test file importing it, over CommonJS app code that requires it).
+ */
+function checkEngine(engine, what) {
+  if (typeof engine?.[HTTP] === "function") return;
+  const foreign = engine !== null && typeof engine === "object" && typeof engine.dispatch === "function";
+  throw new TypeError(
+    foreign
+      ? `${what}: this Engine comes from another copy of wasq: jest.resetModules() or isolateModules(), ` +
+          "or one process that both imports and requires wasq (ESM tests over CommonJS app code), " +
+          "loads it twice; create the engine and the handler from the same copy"
+      : `${what}: the first argument must be a wasq Engine, got ${engine === null ? "null" : typeof engine}`,
+  );
+}
+
+/**
  * A `requestHandler` for `@aws-sdk/client-sqs` (v3) that answers in-process:
  * `new SQSClient({ requestHandler: createRequestHandler(engine), endpoint, region, credentials })`.
  * @param {import("./engine.js").Engine} engine
@@ -182,6 +201,7 @@ export function protocolOptions({ credentials, maxBodyBytes } = {}) {
  *   with credentials, every request's SigV4 signature is verified against them
  */
 export function createRequestHandler(engine, options = {}) {
+  checkEngine(engine, "createRequestHandler");
   const opts = protocolOptions(options);
   return {
     metadata: { handlerProtocol: "http/1.1" },
@@ -238,6 +258,7 @@ const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
  * Aborting the request's signal ends a pending long poll.
  */
 export function createFetchHandler(engine, options = {}) {
+  checkEngine(engine, "createFetchHandler");
   const opts = protocolOptions(options);
   return async function handleFetch(request) {
     const url = new URL(request.url);

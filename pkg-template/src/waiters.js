@@ -54,6 +54,12 @@ export class Waiters {
     return this.#pending.size;
   }
 
+  /** Whether some pending poll's queue URL passes `test(queueUrl)`. */
+  some(test) {
+    for (const waiter of this.#pending) if (test(waiter.queueUrl)) return true;
+    return false;
+  }
+
   earliestDeadline() {
     let min;
     for (const waiter of this.#pending) {
