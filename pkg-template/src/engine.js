@@ -59,6 +59,30 @@ const THROTTLING_KNOBS = ["fifoPerAction", "highThroughputPerPartition", "highTh
 const U64 = (1n << 64n) - 1n;
 const MEMORY = MemoryStorage.prototype;
 
+/**
+ * The JSON text of an action's parameters. JSON writes NaN and ±Infinity as null (an absent
+ * member), so `DelaySeconds: NaN` sent at once and `WaitTimeSeconds: Infinity` was accepted and
+ * then long-polled forever; and it cannot write a BigInt at all. Only when the plain text has a
+ * null in it (or failed) is it written again with a replacer, which keeps the common call on
+ * JSON.stringify's fast path. A non-finite number becomes 0.5, which no SQS member takes (none is
+ * a fraction), so the core refuses it with the SerializationException for the member's type
+ * ("must be an integer", "must be a string", ...); a BigInt is the integer it holds; parameters
+ * that JSON cannot write at all (a function, a symbol) are a non-object like any other.
+ */
+function paramsJson(params) {
+  let json;
+  try {
+    json = JSON.stringify(params ?? {});
+  } catch {}
+  if (json === undefined || json.includes("null")) json = JSON.stringify(params ?? {}, jsonParam) ?? "0.5";
+  return json;
+}
+
+function jsonParam(_key, value) {
+  if (typeof value === "bigint") return Number(value);
+  return typeof value === "number" && !Number.isFinite(value) ? 0.5 : value;
+}
+
 function closedError() {
   const err = new Error("the engine is closed");
   err.name = "EngineClosedError";
@@ -183,8 +207,9 @@ export class Engine {
           QueueUrl: params.QueueUrl,
           AttributeNames: ["ReceiveMessageWaitTimeSeconds"],
         });
-        wait = Number(attrs.Attributes?.ReceiveMessageWaitTimeSeconds ?? 0);
+        wait = attrs.Attributes?.ReceiveMessageWaitTimeSeconds ?? 0;
       }
+      wait = Number(wait); // a BigInt (10n) was accepted above as the integer it holds
       const deadline = start + wait * 1000;
       while (this[NOW]() < deadline) {
         await this[WAIT](params.QueueUrl, undefined, deadline, signal);
@@ -303,7 +328,12 @@ export class Engine {
   }
 
   [DISPATCH](action, params, context) {
-    const json = JSON.stringify(params ?? {});
+    // A name that is not a string is an unknown action like any other (not a TypeError from
+    // deep inside the text encoding).
+    if (typeof action !== "string") {
+      action = action === null || (typeof action !== "object" && typeof action !== "function") ? String(action) : Object.prototype.toString.call(action);
+    }
+    const json = paramsJson(params);
     return this.#run((core, now) => JSON.parse(dispatchText(core, now, action, json, context)));
   }
 
