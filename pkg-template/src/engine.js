@@ -83,6 +83,16 @@ function jsonParam(_key, value) {
   return typeof value === "number" && !Number.isFinite(value) ? 0.5 : value;
 }
 
+/**
+ * A string argument on its way into the wasm. wasm-bindgen copies one without checking its type:
+ * a number or an object there trapped inside the wasm's allocator ("memory access out of
+ * bounds", a RuntimeError mid-realloc) instead of throwing.
+ */
+function stringArg(value, what) {
+  if (typeof value !== "string") throw new TypeError(`${what} must be a string`);
+  return value;
+}
+
 function closedError() {
   const err = new Error("the engine is closed");
   err.name = "EngineClosedError";
@@ -248,6 +258,7 @@ export class Engine {
       }
       resolved = { ...resolved, latency: null };
     }
+    if (region != null) stringArg(region, "setRealism: options.region");
     this.#core.setRealism(name, resolved && JSON.stringify(resolved), region);
     const key = JSON.stringify([region ?? null, name]);
     if (resolved) this.#queueRealism.set(key, { name, region, resolved });
@@ -258,6 +269,7 @@ export class Engine {
   /** The realism settings in force for a queue (URL or name): its own, else the engine's. */
   realismFor(queue, { region } = {}) {
     this.#assertOpen();
+    if (region != null) stringArg(region, "realismFor: options.region");
     const settings = JSON.parse(this.#core.realismFor(queueName(String(queue)), region));
     // Latency is applied here, for the whole engine, whatever the queue.
     return { ...settings, latency: this.#realism?.latency ?? null };
@@ -265,6 +277,7 @@ export class Engine {
 
   /** Every message of a queue and its state, without changing anything a client could see. */
   peek(queueUrl) {
+    stringArg(queueUrl, "peek: queueUrl");
     return this.#run((core, now) => JSON.parse(core.peek(now, queueUrl, undefined)));
   }
 

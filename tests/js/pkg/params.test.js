@@ -101,3 +101,18 @@ test("a string that reads null is still a string (the replacer path changes noth
   engine.sendMessage({ QueueUrl, MessageBody: "x", DelaySeconds: null });
   assertWorks(engine, QueueUrl, 2);
 });
+
+test("peek, setRealism and realismFor refuse a non-string queue URL or region with a TypeError, not a wasm trap", () => {
+  const { engine, QueueUrl } = setup();
+  for (const value of [5, {}, [], () => 1, 1n, null]) {
+    assert.throws(() => engine.peek(value), TypeError);
+    if (value !== null) {
+      assert.throws(() => engine.setRealism(QueueUrl, "aws", { region: value }), TypeError);
+      assert.throws(() => engine.realismFor(QueueUrl, { region: value }), TypeError);
+    }
+  }
+  // Nothing was set, and the engine works.
+  assert.equal(engine.realismFor(QueueUrl).duplicateDelivery, engine.realismFor("other").duplicateDelivery);
+  assert.equal(engine.peek(QueueUrl).messages?.length ?? 0, 0);
+  assertWorks(engine, QueueUrl, 0);
+});
