@@ -274,6 +274,47 @@ fn recreating_within_60_seconds_of_delete_fails_then_succeeds() {
     assert!(r.get("Tags").is_none(), "{r}");
 }
 
+/// A deleted name is remembered only while re-creating it is refused (60 s): every name ever
+/// deleted stayed in memory and in storage (an `x/<name>` record each), and each deletion moved
+/// all of them (a sorted vector), so a workload of short-lived queues with fresh names grew
+/// without bound and slowed down.
+#[test]
+fn deleted_queue_names_are_forgotten_once_they_may_be_reused() {
+    let mut h = Sqs::new();
+    let names = |h: &Sqs| {
+        h.store
+            .keys()
+            .filter(|k| k.split('/').rev().nth(1) == Some("x"))
+            .count()
+    };
+    for i in 0..50 {
+        let url = h.create(&format!("old{i}"), json!({}));
+        h.ok("DeleteQueue", json!({"QueueUrl": url}));
+    }
+    assert_eq!(names(&h), 50);
+    h.advance_secs(59);
+    let url = h.create("new", json!({}));
+    h.ok("DeleteQueue", json!({"QueueUrl": url}));
+    assert_eq!(names(&h), 51, "names deleted under 60 s ago are all kept");
+    h.advance_secs(1);
+    let url = h.create("newer", json!({}));
+    h.ok("DeleteQueue", json!({"QueueUrl": url}));
+    assert_eq!(
+        names(&h),
+        2,
+        "only the names deleted in the last 60 s are kept"
+    );
+    // What is kept still refuses, before and after a restore; what was forgotten may be reused.
+    let mut r = h.restored();
+    for h in [&mut h, &mut r] {
+        let e = h.err("CreateQueue", json!({"QueueName": "new"}));
+        assert_eq!(e.shape(), "QueueDeletedRecently");
+        let e = h.err("CreateQueue", json!({"QueueName": "newer"}));
+        assert_eq!(e.shape(), "QueueDeletedRecently");
+        h.create("old0", json!({}));
+    }
+}
+
 #[test]
 fn delete_queue_of_missing_queue_fails() {
     let mut h = Sqs::new();

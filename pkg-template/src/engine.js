@@ -59,6 +59,40 @@ const THROTTLING_KNOBS = ["fifoPerAction", "highThroughputPerPartition", "highTh
 const U64 = (1n << 64n) - 1n;
 const MEMORY = MemoryStorage.prototype;
 
+/**
+ * The JSON text of an action's parameters. JSON writes NaN and ±Infinity as null (an absent
+ * member), so `DelaySeconds: NaN` sent at once and `WaitTimeSeconds: Infinity` was accepted and
+ * then long-polled forever; and it cannot write a BigInt at all. Only when the plain text has a
+ * null in it (or failed) is it written again with a replacer, which keeps the common call on
+ * JSON.stringify's fast path. A non-finite number becomes 0.5, which no SQS member takes (none is
+ * a fraction), so the core refuses it with the SerializationException for the member's type
+ * ("must be an integer", "must be a string", ...); a BigInt is the integer it holds; parameters
+ * that JSON cannot write at all (a function, a symbol) are a non-object like any other.
+ */
+function paramsJson(params) {
+  let json;
+  try {
+    json = JSON.stringify(params ?? {});
+  } catch {}
+  if (json === undefined || json.includes("null")) json = JSON.stringify(params ?? {}, jsonParam) ?? "0.5";
+  return json;
+}
+
+function jsonParam(_key, value) {
+  if (typeof value === "bigint") return Number(value);
+  return typeof value === "number" && !Number.isFinite(value) ? 0.5 : value;
+}
+
+/**
+ * A string argument on its way into the wasm. wasm-bindgen copies one without checking its type:
+ * a number or an object there trapped inside the wasm's allocator ("memory access out of
+ * bounds", a RuntimeError mid-realloc) instead of throwing.
+ */
+function stringArg(value, what) {
+  if (typeof value !== "string") throw new TypeError(`${what} must be a string`);
+  return value;
+}
+
 function closedError() {
   const err = new Error("the engine is closed");
   err.name = "EngineClosedError";
@@ -187,8 +221,9 @@ export class Engine {
           QueueUrl: params.QueueUrl,
           AttributeNames: ["ReceiveMessageWaitTimeSeconds"],
         });
-        wait = Number(attrs.Attributes?.ReceiveMessageWaitTimeSeconds ?? 0);
+        wait = attrs.Attributes?.ReceiveMessageWaitTimeSeconds ?? 0;
       }
+      wait = Number(wait); // a BigInt (10n) was accepted above as the integer it holds
       const deadline = start + wait * 1000;
       while (this[NOW]() < deadline) {
         await this[WAIT](params.QueueUrl, undefined, deadline, signal);
@@ -227,6 +262,7 @@ export class Engine {
       }
       resolved = { ...resolved, latency: null };
     }
+    if (region != null) stringArg(region, "setRealism: options.region");
     this.#core.setRealism(name, resolved && JSON.stringify(resolved), region);
     const key = JSON.stringify([region ?? null, name]);
     if (resolved) this.#queueRealism.set(key, { name, region, resolved });
@@ -237,6 +273,7 @@ export class Engine {
   /** The realism settings in force for a queue (URL or name): its own, else the engine's. */
   realismFor(queue, { region } = {}) {
     this.#assertOpen();
+    if (region != null) stringArg(region, "realismFor: options.region");
     const settings = JSON.parse(this.#core.realismFor(queueName(String(queue)), region));
     // Latency is applied here, for the whole engine, whatever the queue.
     return { ...settings, latency: this.#realism?.latency ?? null };
@@ -244,6 +281,7 @@ export class Engine {
 
   /** Every message of a queue and its state, without changing anything a client could see. */
   peek(queueUrl) {
+    stringArg(queueUrl, "peek: queueUrl");
     return this.#run((core, now) => JSON.parse(core.peek(now, queueUrl, undefined)));
   }
 
@@ -333,7 +371,12 @@ export class Engine {
   }
 
   [DISPATCH](action, params, context) {
-    const json = JSON.stringify(params ?? {});
+    // A name that is not a string is an unknown action like any other (not a TypeError from
+    // deep inside the text encoding).
+    if (typeof action !== "string") {
+      action = action === null || (typeof action !== "object" && typeof action !== "function") ? String(action) : Object.prototype.toString.call(action);
+    }
+    const json = paramsJson(params);
     return this.#run((core, now) => JSON.parse(dispatchText(core, now, action, json, context)));
   }
 

@@ -149,12 +149,29 @@ impl Engine {
             self.journal.touch(RecordKey::Attempt(uid, n));
         }
         self.by_name.remove(&q.name);
+        self.forget_deleted_names(now);
         self.deleted_names.insert(q.name.clone(), now);
         self.journal.touch(RecordKey::Deleted(q.name.clone()));
         self.journal.touch(RecordKey::Queue(uid));
         self.sync_deadline(uid);
         self.journal.event(now, &q.name, || EventKind::QueueDeleted);
         Ok(empty())
+    }
+
+    /// Drop the names whose 60 s of `QueueDeletedRecently` are over, and their records: only
+    /// deletions add names, so checking here keeps them to those of the last minute. Without it
+    /// every name ever deleted stayed, in memory and in storage.
+    fn forget_deleted_names(&mut self, now: u64) {
+        let expired: Vec<String> = self
+            .deleted_names
+            .iter()
+            .filter(|&(_, &at)| now >= at + QUEUE_REUSE_WAIT_MS)
+            .map(|(name, _)| name.clone())
+            .collect();
+        for name in expired {
+            self.deleted_names.remove(&name);
+            self.journal.touch(RecordKey::Deleted(name));
+        }
     }
 
     pub(super) fn get_queue_url(
