@@ -195,11 +195,12 @@ test("a lock held by a killed but unreaped process (a zombie) is taken over", { 
   // `wasq serve` killed by a test harness (Python's Popen.kill() before wait()) and restarted at
   // once: the killed server is a zombie until its parent reaps it, and kill(pid, 0) still
   // succeeds for it, so the restart was refused with "already open in process N" for as long as
-  // the parent did not wait. Here: a shell starts a child that exits at once and then execs
-  // `sleep`, which never reaps it.
+  // the parent did not wait. Here: a Python parent forks a child that exits at once and never
+  // waits for it (a shell's `true & exec sleep` raced: the shell could reap the child first).
   const dir = tempDir();
   const { spawn } = await import("node:child_process");
-  const parent = spawn("sh", ["-c", "true & echo $!; exec sleep 30"], { stdio: ["ignore", "pipe", "inherit"] });
+  const script = "import os, sys, time\npid = os.fork()\nif pid == 0: os._exit(0)\nprint(pid, flush=True)\ntime.sleep(30)";
+  const parent = spawn("python3", ["-c", script], { stdio: ["ignore", "pipe", "inherit"] });
   try {
     const zombie = Number.parseInt(await new Promise((resolve) => parent.stdout.once("data", (d) => resolve(String(d)))), 10);
     const state = () => fs.readFileSync(`/proc/${zombie}/stat`, "utf8").split(") ")[1][0];
