@@ -48,3 +48,33 @@ test("polls on one queue share one receivable check per call", async (t) => {
   assert.equal(rest.filter((r) => r.Messages?.length).length, 10);
   engine.close();
 });
+
+test("a send wakes as many polls as it can feed, not every poll on the queue", async () => {
+  const clock = new ManualClock(START);
+  const engine = new Engine({ clock, seed: 1 });
+  const a = engine.createQueue({ QueueName: "a" }).QueueUrl;
+  const polls = Array.from({ length: 200 }, () => engine.receiveMessage({ QueueUrl: a, WaitTimeSeconds: 20 }));
+  await flush();
+  let receives = 0;
+  const dispatch = engine.dispatch.bind(engine);
+  engine.dispatch = (action, params) => {
+    if (action === "ReceiveMessage") receives++;
+    return dispatch(action, params);
+  };
+  engine.sendMessageBatch({ QueueUrl: a, Entries: Array.from({ length: 10 }, (_, i) => ({ Id: `m${i}`, MessageBody: `m${i}` })) });
+  for (let i = 0; i < 40; i++) await flush();
+  // Each woken poll's receive wakes the next while messages are left: ten receives, ten messages.
+  assert.equal(receives, 10);
+  const answered = [];
+  for (const p of polls) p.then((r) => answered.push(r), () => {}); // the rest reject below
+  await flush();
+  assert.deepEqual(answered.map((r) => r.Messages.length), Array(10).fill(1));
+  // The longest waiting polls were the ones answered, in order.
+  const bodies = answered.map((r) => r.Messages[0].Body).sort();
+  assert.deepEqual(bodies, Array.from({ length: 10 }, (_, i) => `m${i}`).sort());
+  // A deleted queue releases every poll on it, so each reports the error.
+  engine.deleteQueue({ QueueUrl: a });
+  const rest = await Promise.allSettled(polls);
+  assert.equal(rest.filter((r) => r.status === "rejected" && r.reason.name === "QueueDoesNotExist").length, 190);
+  engine.close();
+});
