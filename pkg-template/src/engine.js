@@ -614,7 +614,9 @@ export class Engine {
   }
 
   #clearTimer() {
-    if (this.#timer !== null) this.#timerClear(this.#timer);
+    // Called on the global scope: workerd's timer functions throw "Illegal invocation" when called
+    // as a method of anything else (this engine, here).
+    if (this.#timer !== null) this.#timerClear.call(globalThis, this.#timer);
     this.#timer = null;
     this.#timerAt = undefined;
   }
