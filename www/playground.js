@@ -20,6 +20,8 @@ export const START = Date.UTC(2026, 0, 1, 9, 0, 0);
 export const SEED = 1;
 // A heartbeat extends to this many seconds, whenever less than half of it is left.
 export const HEARTBEAT_SECONDS = 30;
+/** When a heartbeat extends a held message: half its extension before the message would show. */
+const heartbeatAt = (visibleAt) => visibleAt - (HEARTBEAT_SECONDS * 1000) / 2;
 const REMOVED_STATES = new Set(["deleted", "expired", "purged", "moved"]);
 // The page's knob values: strong enough to see within a few clicks. Throttling's quotas are
 // lowered from SQS's 300 calls/s so that clicking can hit them.
@@ -337,13 +339,13 @@ export class Playground {
         if (!h.heartbeat) continue;
         const m = this.liveHold(h);
         if (!m) { h.heartbeat = false; continue; }
-        const due = m.visibleAt - (HEARTBEAT_SECONDS * 1000) / 2;
+        const due = heartbeatAt(m.visibleAt);
         if (due <= now) {
           try {
             this.engine.dispatch("ChangeMessageVisibility", {
               QueueUrl: h.queueUrl, ReceiptHandle: h.receiptHandle, VisibilityTimeout: HEARTBEAT_SECONDS,
             });
-            next = Math.min(next, now + (HEARTBEAT_SECONDS * 1000) / 2);
+            next = Math.min(next, heartbeatAt(now + HEARTBEAT_SECONDS * 1000));
           } catch (err) {
             // The 12-hour cap ends every heartbeat eventually: show why it stopped.
             h.heartbeat = false;
@@ -393,7 +395,7 @@ export class Playground {
       for (const h of c.held.values()) {
         if (!h.heartbeat) continue;
         const m = this.liveHold(h);
-        if (m) next = Math.min(next, m.visibleAt - (HEARTBEAT_SECONDS * 1000) / 2);
+        if (m) next = Math.min(next, heartbeatAt(m.visibleAt));
       }
     }
     return next === Infinity ? null : next;
@@ -408,7 +410,7 @@ export class Playground {
     for (const c of this.consumers) {
       for (const h of c.held.values()) {
         const m = h.heartbeat && this.liveHold(h);
-        if (m && m.visibleAt - (HEARTBEAT_SECONDS * 1000) / 2 === at) return `${c.name}'s heartbeat extends ${this.label(h.messageId)}`;
+        if (m && heartbeatAt(m.visibleAt) === at) return `${c.name}'s heartbeat extends ${this.label(h.messageId)}`;
       }
     }
     for (const url of this.queues.values()) {
