@@ -20,11 +20,13 @@ use super::responses::MessageBody;
 use crate::events::EventKind;
 use crate::maps::SortedMap;
 pub(crate) use dedup::{DedupEntry, DedupTable};
+use keys::KeyIndex;
 use rustc_hash::FxHashMap;
 use std::collections::{BTreeSet, VecDeque};
 pub(crate) use store::Messages;
 
 mod dedup;
+mod keys;
 mod store;
 
 /// How many removed messages a queue remembers for `peek` (the "deleted" lane's tail).
@@ -45,7 +47,7 @@ pub(crate) struct Removed {
 #[derive(Debug, Default)]
 struct Lane {
     /// `ready_key`s of the lane's visible messages, in delivery order.
-    ready: BTreeSet<u64>,
+    ready: KeyIndex<u64>,
     in_rotation: bool,
 }
 
@@ -120,7 +122,7 @@ pub(crate) struct Queue {
     pub(crate) messages: Messages,
     /// Message ids derive from sequences (`Message::id`); events and peek need them here.
     pub(crate) keys: IdKeys,
-    timers: BTreeSet<(u64, u64)>,
+    timers: KeyIndex<(u64, u64)>,
     group_ids: FxHashMap<Box<str>, u32>,
     group_names: Vec<Box<str>>,
     lanes: FxHashMap<u32, Lane>,
@@ -173,7 +175,7 @@ impl Queue {
             dedup_per_group,
             messages: Messages::default(),
             keys: keys.clone(),
-            timers: BTreeSet::new(),
+            timers: KeyIndex::default(),
             group_ids: FxHashMap::default(),
             group_names: vec!["".into()],
             lanes: FxHashMap::default(),
@@ -237,7 +239,7 @@ impl Queue {
     /// Apply everything due at `now`, in deadline order.
     pub(crate) fn advance(&mut self, now: u64, j: &mut Journal) {
         loop {
-            let timer = self.timers.first().copied().filter(|t| t.0 <= now);
+            let timer = self.timers.first().filter(|t| t.0 <= now);
             let expiry = self
                 .messages
                 .oldest()
@@ -479,16 +481,21 @@ impl Queue {
             let Some(lane) = self.lanes.get_mut(&group) else {
                 continue;
             };
-            let mut candidates = lane
-                .ready
-                .iter()
-                .map(|key| key & !RECEIVED_OFTEN)
-                .filter(|s| !skip.contains(s));
-            let candidate = match shuffle.as_deref_mut() {
-                None => candidates.next(),
-                Some(d) => {
-                    let window: Vec<u64> = candidates.take(64).collect();
-                    window.get(d.below(window.len())).copied()
+            let candidate = if skip.is_empty() && shuffle.is_none() {
+                // Every receive without realism: the lane's first, with no merged walk.
+                lane.ready.first().map(|key| key & !RECEIVED_OFTEN)
+            } else {
+                let mut candidates = lane
+                    .ready
+                    .iter()
+                    .map(|key| key & !RECEIVED_OFTEN)
+                    .filter(|s| !skip.contains(s));
+                match shuffle.as_deref_mut() {
+                    None => candidates.next(),
+                    Some(d) => {
+                        let window: Vec<u64> = candidates.take(64).collect();
+                        window.get(d.below(window.len())).copied()
+                    }
                 }
             };
             match candidate {

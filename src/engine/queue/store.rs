@@ -33,6 +33,9 @@ const FIRST: usize = 4;
 #[derive(Debug, Default)]
 struct Runs {
     index: BTreeSet<(u64, u64)>,
+    /// `index`'s first and last entries: every send looks for the newest run and most
+    /// receives and deletes for the oldest, and the B-tree's ends are a descent each.
+    ends: Option<((u64, u64), (u64, u64))>,
     slots: Vec<VecDeque<Message>>,
     /// Slots whose run was dropped, to reuse before the slab grows.
     free: Vec<u64>,
@@ -46,11 +49,10 @@ impl Runs {
     /// `(key, slot)` of the run that could hold `seq`. Sends touch the newest run and receives
     /// mostly the oldest, so those two are tried before a search.
     fn locate(&self, seq: u64) -> Option<(u64, u64)> {
-        let last = *self.index.last()?;
+        let (first, last) = self.ends?;
         if last.0 <= seq {
             return Some(last);
         }
-        let first = *self.index.first()?;
         if seq < first.0 {
             return None;
         }
@@ -58,6 +60,10 @@ impl Runs {
             return Some(first);
         }
         self.index.range(..=(seq, u64::MAX)).next_back().copied()
+    }
+
+    fn refresh_ends(&mut self) {
+        self.ends = self.index.first().copied().zip(self.index.last().copied());
     }
 
     fn run(&self, slot: u64) -> Option<&VecDeque<Message>> {
@@ -80,11 +86,11 @@ impl Runs {
     }
 
     fn first(&self) -> Option<&Message> {
-        self.run(self.index.first()?.1)?.front()
+        self.run(self.ends?.0 .1)?.front()
     }
 
     fn last(&self) -> Option<&Message> {
-        self.run(self.index.last()?.1)?.back()
+        self.run(self.ends?.1 .1)?.back()
     }
 
     /// A run holding `msg`: the spare buffer if there is one, else a small new one.
@@ -109,12 +115,14 @@ impl Runs {
         if let Some(place) = self.run_mut(slot) {
             *place = run;
             self.index.insert((key, slot));
+            self.refresh_ends();
         }
     }
 
     /// Take the run filed as `(key, slot)` out, freeing its slot.
     fn take_run(&mut self, (key, slot): (u64, u64)) -> VecDeque<Message> {
         self.index.remove(&(key, slot));
+        self.refresh_ends();
         let run = self.run_mut(slot).map(std::mem::take).unwrap_or_default();
         if self.index.is_empty() && self.slots.len() > 1 {
             // Nothing left: give the slab back rather than keep a slot per run of the past (one
@@ -132,13 +140,13 @@ impl Runs {
         let seq = msg.seq;
         self.len += 1;
         // Sends append: the newest run is tried before a search.
-        let place = match self.index.last() {
-            Some(&last) if last.0 <= seq => Some(last),
+        let place = match self.ends {
+            Some((_, last)) if last.0 <= seq => Some(last),
             _ => self.index.range(..=(seq, u64::MAX)).next_back().copied(),
         };
         let Some((_, slot)) = place else {
             // Before every run: join the first run under a new key if it has room.
-            let run = match self.index.first().copied() {
+            let run = match self.ends.map(|e| e.0) {
                 Some(first) if self.run(first.1).is_some_and(|r| r.len() < RUN) => {
                     let mut run = self.take_run(first);
                     grow(&mut run);
@@ -179,7 +187,7 @@ impl Runs {
 
     fn remove(&mut self, seq: u64) -> Option<Message> {
         let place = self.locate(seq)?;
-        let newest = self.index.last() == Some(&place);
+        let newest = self.ends.map(|e| e.1) == Some(place);
         let run = self.run_mut(place.1)?;
         let i = position(run, seq)?;
         // Deletes mostly take the oldest message; `remove` is the general shifting code.
