@@ -125,6 +125,10 @@ pub(crate) struct Queue {
     timers: KeyIndex<(u64, u64)>,
     group_ids: FxHashMap<Box<str>, u32>,
     group_names: Vec<Box<str>>,
+    /// The lane of messages without a group: every message of a queue that is not a fair
+    /// queue, so it is a field rather than an entry to hash for on every send and receive.
+    plain: Lane,
+    /// The lanes of fair queues' message groups (never group 0).
     lanes: FxHashMap<u32, Lane>,
     rotation: VecDeque<u32>,
     pub(crate) fifo_groups: FxHashMap<u32, FifoGroup>,
@@ -148,6 +152,18 @@ pub(crate) struct Queue {
     /// where deriving every held message's id made each import call O(queue). Keyed by the id's
     /// two halves, so it shares the engine's one `FxHashMap<[u64; 2], u64>` instantiation.
     kept_ids: FxHashMap<[u64; 2], u64>,
+}
+
+/// The lane of `group`, by its fields, for callers that hold another field of the queue.
+fn lane_of<'a>(
+    plain: &'a mut Lane,
+    lanes: &'a mut FxHashMap<u32, Lane>,
+    group: u32,
+) -> Option<&'a mut Lane> {
+    match group {
+        0 => Some(plain),
+        _ => lanes.get_mut(&group),
+    }
 }
 
 /// A MessageId as the key of `Queue::kept_ids`.
@@ -178,6 +194,7 @@ impl Queue {
             timers: KeyIndex::default(),
             group_ids: FxHashMap::default(),
             group_names: vec!["".into()],
+            plain: Lane::default(),
             lanes: FxHashMap::default(),
             rotation: VecDeque::new(),
             fifo_groups: FxHashMap::default(),
@@ -315,7 +332,10 @@ impl Queue {
     }
 
     fn lane_push(&mut self, group: u32, key: u64) {
-        let lane = self.lanes.entry(group).or_default();
+        let lane = match group {
+            0 => &mut self.plain,
+            _ => self.lanes.entry(group).or_default(),
+        };
         lane.ready.insert(key);
         if !lane.in_rotation {
             lane.in_rotation = true;
@@ -323,8 +343,12 @@ impl Queue {
         }
     }
 
+    fn lane_mut(&mut self, group: u32) -> Option<&mut Lane> {
+        lane_of(&mut self.plain, &mut self.lanes, group)
+    }
+
     fn lane_remove(&mut self, group: u32, key: u64) {
-        if let Some(lane) = self.lanes.get_mut(&group) {
+        if let Some(lane) = self.lane_mut(group) {
             lane.ready.remove(&key);
         }
     }
@@ -394,7 +418,7 @@ impl Queue {
                 self.delayed += 1;
                 if !fifo {
                     let group = msg.group;
-                    if let Some(lane) = self.lanes.get_mut(&group) {
+                    if let Some(lane) = lane_of(&mut self.plain, &mut self.lanes, group) {
                         lane.ready.remove(&ready_key(seq, msg.receive_count));
                     }
                 }
@@ -438,7 +462,7 @@ impl Queue {
                 self.in_flight += 1;
                 if !fifo {
                     let group = msg.group;
-                    if let Some(lane) = self.lanes.get_mut(&group) {
+                    if let Some(lane) = lane_of(&mut self.plain, &mut self.lanes, group) {
                         lane.ready.remove(&ready_key(seq, msg.receive_count));
                     }
                 }
@@ -478,7 +502,7 @@ impl Queue {
         }
         let mut looked = 0usize;
         while let Some(group) = self.rotation.pop_front() {
-            let Some(lane) = self.lanes.get_mut(&group) else {
+            let Some(lane) = self.lane_mut(group) else {
                 continue;
             };
             let candidate = if skip.is_empty() && shuffle.is_none() {

@@ -37,16 +37,19 @@ impl Engine {
         let Some(q) = self.queues.get_mut(&uid) else {
             return Err(SqsError::QueueDoesNotExist);
         };
-        let Some(m) = q.messages.get(&r.seq) else {
-            // Already deleted, expired, purged or moved: SQS answers success (spec §7.3).
-            return Ok(());
-        };
-        if q.fifo() && !(m.state == MessageState::InFlight && m.serial == r.serial) {
-            // FIFO handles die with their visibility window (or the next delivery).
-            return Err(expired(handle));
+        if q.fifo() {
+            let Some(m) = q.messages.get(&r.seq) else {
+                // Already deleted, expired, purged or moved: SQS answers success (spec §7.3).
+                return Ok(());
+            };
+            if !(m.state == MessageState::InFlight && m.serial == r.serial) {
+                // FIFO handles die with their visibility window (or the next delivery).
+                return Err(expired(handle));
+            }
         }
         // Standard queues accept any handle the message was given, even an expired or older one
-        // (spec §7.3: "the request will succeed"); the message is deleted.
+        // (spec §7.3: "the request will succeed"), and a message already gone is a success as
+        // well: one lookup, the removal's own.
         q.discard(r.seq, now, Removal::Deleted, &mut self.journal);
         Ok(())
     }
