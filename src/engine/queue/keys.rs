@@ -11,8 +11,47 @@
 //! read. A key removed from the middle of the run is marked rather than shifted out, so every
 //! operation stays O(log n); marks at either end are dropped at once, and the run is compacted
 //! when they are half of it, so they cost O(1) amortized and at most as much memory again.
+//!
+//! The wasm keeps a plain `BTreeSet` (`TreeIndex`): the run's code for two key types made the
+//! package 2.2 KB larger gzipped, over its ceiling, for a cycle the same within the noise
+//! (BENCHMARKS.md "Native engine → Twelfth session"). Both are tested natively.
 
 use std::collections::{BTreeSet, VecDeque};
+
+/// The index a queue uses: the run natively, the B-tree alone in the wasm.
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) type KeyIndex<K> = RunIndex<K>;
+#[cfg(target_arch = "wasm32")]
+pub(crate) type KeyIndex<K> = TreeIndex<K>;
+
+/// `RunIndex`'s interface over a `BTreeSet` alone.
+#[derive(Debug)]
+pub(crate) struct TreeIndex<K>(BTreeSet<K>);
+
+impl<K> Default for TreeIndex<K> {
+    fn default() -> Self {
+        TreeIndex(BTreeSet::new())
+    }
+}
+
+#[allow(dead_code)] // natively only the tests use it
+impl<K: Key> TreeIndex<K> {
+    pub(crate) fn insert(&mut self, key: K) {
+        self.0.insert(key);
+    }
+    pub(crate) fn remove(&mut self, key: &K) -> bool {
+        self.0.remove(key)
+    }
+    pub(crate) fn first(&self) -> Option<K> {
+        self.0.first().copied()
+    }
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    pub(crate) fn iter(&self) -> impl Iterator<Item = K> + '_ {
+        self.0.iter().copied()
+    }
+}
 
 /// The mark of a key removed from the middle of the run. Sequences and deadlines stay far below
 /// 2^62; a key that has the bit anyway is kept in the B-tree, where the mark is never looked for.
@@ -60,7 +99,7 @@ const COMPACT_AFTER: usize = 16;
 const SHRINK_ABOVE: usize = 64;
 
 #[derive(Debug)]
-pub(crate) struct KeyIndex<K> {
+pub(crate) struct RunIndex<K> {
     /// Sorted by the unmarked key; the first and last entries are never marked.
     run: VecDeque<K>,
     /// How many entries of `run` are marked.
@@ -69,9 +108,9 @@ pub(crate) struct KeyIndex<K> {
     rest: BTreeSet<K>,
 }
 
-impl<K> Default for KeyIndex<K> {
+impl<K> Default for RunIndex<K> {
     fn default() -> Self {
-        KeyIndex {
+        RunIndex {
             run: VecDeque::new(),
             marks: 0,
             rest: BTreeSet::new(),
@@ -79,7 +118,8 @@ impl<K> Default for KeyIndex<K> {
     }
 }
 
-impl<K: Key> KeyIndex<K> {
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+impl<K: Key> RunIndex<K> {
     /// Add `key`; nothing changes if it is present.
     pub(crate) fn insert(&mut self, key: K) {
         if key.is_marked() {
@@ -207,7 +247,7 @@ mod tests {
         ]
     }
 
-    fn check<K: Key + std::fmt::Debug>(index: &KeyIndex<K>, model: &BTreeSet<K>) {
+    fn check<K: Key + std::fmt::Debug>(index: &RunIndex<K>, model: &BTreeSet<K>) {
         assert_eq!(
             index.iter().collect::<Vec<_>>(),
             model.iter().copied().collect::<Vec<_>>()
@@ -226,24 +266,34 @@ mod tests {
         /// The index is a `BTreeSet` in everything it answers, whatever the order of operations.
         #[test]
         fn behaves_as_a_btreeset(ops in prop::collection::vec(op(), 0..400)) {
-            let mut index = KeyIndex::<u64>::default();
+            let mut index = RunIndex::<u64>::default();
+            // The wasm's index, held to the same answers.
+            let mut tree = TreeIndex::<u64>::default();
             let mut model = BTreeSet::new();
             for op in ops {
                 match op {
                     Op::Insert(k) => {
                         index.insert(k);
+                        tree.insert(k);
                         model.insert(k);
                     }
-                    Op::Remove(k) => prop_assert_eq!(index.remove(&k), model.remove(&k)),
+                    Op::Remove(k) => {
+                        let removed = model.remove(&k);
+                        prop_assert_eq!(index.remove(&k), removed);
+                        prop_assert_eq!(tree.remove(&k), removed);
+                    }
                 }
                 check(&index, &model);
+                prop_assert_eq!(tree.iter().collect::<Vec<_>>(), index.iter().collect::<Vec<_>>());
+                prop_assert_eq!(tree.first(), model.first().copied());
+                prop_assert_eq!(tree.is_empty(), model.is_empty());
             }
         }
 
         /// The same for timers, whose mark sits on the sequence: ties on the deadline included.
         #[test]
         fn timers_behave_as_a_btreeset(ops in prop::collection::vec(op(), 0..400)) {
-            let mut index = KeyIndex::<(u64, u64)>::default();
+            let mut index = RunIndex::<(u64, u64)>::default();
             let mut model = BTreeSet::new();
             for op in ops {
                 match op {
@@ -266,7 +316,7 @@ mod tests {
     /// B-tree, and removals from the middle leave marks that compaction bounds.
     #[test]
     fn in_order_traffic_stays_in_the_run_and_marks_stay_bounded() {
-        let mut index = KeyIndex::<u64>::default();
+        let mut index = RunIndex::<u64>::default();
         for k in 0..10_000u64 {
             index.insert(k);
             if k % 2 == 1 && k > 1 {
