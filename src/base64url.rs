@@ -26,36 +26,6 @@ const VALUES: [i8; 256] = {
     table
 };
 
-/// `PAIRS[v]` is the two symbols of the 12-bit value `v`, for native builds: one lookup per two
-/// symbols where `ALPHABET` takes two, 173 → 57 instructions for a handle's 39 symbols
-/// (callgrind). 8 KB: the wasm, built for size, keeps to `ALPHABET`.
-const PAIRS: [[u8; 2]; 4096] = {
-    let mut table = [[0u8; 2]; 4096];
-    let mut v = 0;
-    while v < 4096 {
-        table[v] = [ALPHABET[v >> 6], ALPHABET[v & 63]];
-        v += 1;
-    }
-    table
-};
-
-/// `PLACED[k][c]` is `VALUES[c]` (sign-extended) shifted to the place of the `k`th symbol of a
-/// four-symbol group, for native builds: a group is then four lookups ORed, not four lookups,
-/// three shifts and three ORs. An invalid symbol still sets the bits above the group's 24.
-const PLACED: [[u32; 256]; 4] = {
-    let mut table = [[0u32; 256]; 4];
-    let mut k = 0;
-    while k < 4 {
-        let mut c = 0;
-        while c < 256 {
-            table[k][c] = (VALUES[c] as i32 as u32) << (18 - 6 * k);
-            c += 1;
-        }
-        k += 1;
-    }
-    table
-};
-
 /// The encoded length of `n` bytes, unpadded.
 pub(crate) const fn encoded_len(n: usize) -> usize {
     (n * 4).div_ceil(3)
@@ -73,56 +43,6 @@ pub(crate) fn encode<const N: usize>(bytes: &[u8; N], out: &mut [u8]) {
     if out.len() != encoded_len(N) {
         return;
     }
-    if cfg!(target_arch = "wasm32") {
-        encode_by_symbols(bytes, out);
-    } else {
-        encode_by_pairs(bytes, out);
-    }
-}
-
-/// The `encode` of native builds: six bytes at a time, as one big-endian word, into eight
-/// symbols by four `PAIRS` lookups.
-#[inline(always)]
-fn encode_by_pairs<const N: usize>(bytes: &[u8; N], out: &mut [u8]) {
-    let mut at = 0;
-    while at < N {
-        let word = be_word(bytes, at);
-        let pair = |k: u32| {
-            u64::from(u16::from_le_bytes(
-                PAIRS[(word >> (52 - 12 * k)) as usize & 0xfff],
-            ))
-        };
-        let symbols = (pair(0) | pair(1) << 16 | pair(2) << 32 | pair(3) << 48).to_le_bytes();
-        // Six bytes make eight symbols; the last chunk's fewer bytes make `encoded_len` of them.
-        let from = at / 3 * 4;
-        let n = encoded_len((N - at).min(6));
-        if let Some(to) = out.get_mut(from..from + n) {
-            to.copy_from_slice(&symbols[..n]);
-        }
-        at += 6;
-    }
-}
-
-/// The (up to) eight bytes from `at` as a big-endian word, zeros past the end: zero bits are
-/// what base64 pads the last symbol with.
-#[inline(always)]
-fn be_word<const N: usize>(bytes: &[u8; N], at: usize) -> u64 {
-    if let Some(word) = bytes
-        .get(at..at + 8)
-        .and_then(|w| <[u8; 8]>::try_from(w).ok())
-    {
-        return u64::from_be_bytes(word);
-    }
-    let mut word = [0u8; 8];
-    for (k, b) in word.iter_mut().enumerate() {
-        *b = bytes.get(at + k).copied().unwrap_or(0);
-    }
-    u64::from_be_bytes(word)
-}
-
-/// The `encode` of the wasm: three bytes at a time, a symbol per lookup (see `PAIRS`).
-#[inline(always)]
-fn encode_by_symbols<const N: usize>(bytes: &[u8; N], out: &mut [u8]) {
     let whole = N / 3;
     // Index loops, not `chunks_exact` zipped: the size-optimised wasm calls out for each step of
     // those iterators, where native code inlines them.
@@ -157,58 +77,6 @@ pub(crate) fn decode<const N: usize>(text: &[u8]) -> Option<[u8; N]> {
     if text.len() != encoded_len(N) {
         return None;
     }
-    if cfg!(target_arch = "wasm32") {
-        decode_by_symbols(text)
-    } else {
-        decode_by_groups(text)
-    }
-}
-
-/// The `decode` of native builds: eight symbols at a time, each four-symbol group by `PLACED`,
-/// the six bytes of two groups written as one big-endian word (183 → 115 instructions for a
-/// handle, callgrind).
-#[inline(always)]
-fn decode_by_groups<const N: usize>(text: &[u8]) -> Option<[u8; N]> {
-    let mut bytes = [0u8; N];
-    // Bits above 24 in any group: an invalid symbol.
-    let mut spill = 0u32;
-    // Bits set past the data in the last symbol.
-    let mut spare = 0u64;
-    let mut at = 0;
-    while at < N {
-        let from = at / 3 * 4;
-        let group = |g: usize| {
-            let mut n = 0;
-            for (k, placed) in PLACED.iter().enumerate() {
-                // Past the end of the text (the last chunk's missing symbols) counts as zeros.
-                if let Some(&c) = text.get(from + 4 * g + k) {
-                    n |= placed[usize::from(c)];
-                }
-            }
-            n
-        };
-        let (high, low) = (group(0), group(1));
-        spill |= high | low;
-        // An invalid `low` spills into `high`'s last byte: no matter, the text is refused.
-        let word = u64::from(high) << 40 | u64::from(low) << 16;
-        let n = (N - at).min(6);
-        // The bits below the chunk's `n` bytes (always zero for a whole chunk).
-        spare |= word << (8 * n);
-        let word = word.to_be_bytes();
-        if let Some(to) = bytes.get_mut(at..at + 8) {
-            // Two bytes too many, which the next chunk overwrites: one store, not two.
-            to.copy_from_slice(&word);
-        } else if let Some(to) = bytes.get_mut(at..at + n) {
-            to.copy_from_slice(&word[..n]);
-        }
-        at += 6;
-    }
-    (spill >> 24 == 0 && spare == 0).then_some(bytes)
-}
-
-/// The `decode` of the wasm: four symbols at a time, a shift per symbol (see `PLACED`).
-#[inline(always)]
-fn decode_by_symbols<const N: usize>(text: &[u8]) -> Option<[u8; N]> {
     let mut bytes = [0u8; N];
     let whole = N / 3;
     let value = |c: u8| VALUES[usize::from(c)] as u32;
@@ -311,24 +179,6 @@ mod tests {
         #[test]
         fn decode_inverts_encode(bytes in any::<[u8; 29]>()) {
             prop_assert_eq!(decode::<29>(&encoded(&bytes)), Some(bytes));
-        }
-
-        /// The wasm's codec (`ALPHABET` and shifts) is the native one's (`PAIRS`, `PLACED`).
-        #[test]
-        fn the_wasm_codec_agrees_with_the_native_one(
-            bytes in any::<[u8; 29]>(), b31 in any::<[u8; 31]>(),
-            text in texts(encoded_len(29)), t31 in texts(encoded_len(31)),
-        ) {
-            let (mut by_symbols, mut by_pairs) = ([0u8; 39], [0u8; 39]);
-            encode_by_symbols(&bytes, &mut by_symbols);
-            encode_by_pairs(&bytes, &mut by_pairs);
-            prop_assert_eq!(by_symbols, by_pairs);
-            let (mut by_symbols, mut by_pairs) = ([0u8; 42], [0u8; 42]);
-            encode_by_symbols(&b31, &mut by_symbols);
-            encode_by_pairs(&b31, &mut by_pairs);
-            prop_assert_eq!(by_symbols, by_pairs);
-            prop_assert_eq!(decode_by_symbols::<29>(&text), decode_by_groups::<29>(&text));
-            prop_assert_eq!(decode_by_symbols::<31>(&t31), decode_by_groups::<31>(&t31));
         }
 
         /// Only the data's own bits may be set in the last symbol: a handle has one text.
