@@ -92,10 +92,11 @@ pub struct Engine {
     by_name: SortedMap<String, u64>,
     /// Names deleted in the last 60 s (re-creating one is `QueueDeletedRecently`).
     deleted_names: SortedMap<String, u64>,
-    /// `(next deadline, queue uid)` for every queue that has one: the engine-wide timer index.
-    /// The `unfiled` queue's entry may be out of date (see `sync_deadline`).
+    /// `(next deadline, queue uid)` for every queue that has one but the `unfiled` queue: the
+    /// engine-wide timer index.
     deadlines: BTreeSet<(u64, u64)>,
-    /// The queue whose deadline changed since it was last filed in `deadlines`, if any.
+    /// The queue whose deadline changed since it was last filed in `deadlines`, if any: it has
+    /// no entry there (nor in `queue_deadline`) until it is filed again.
     unfiled: Option<u64>,
     /// Each queue's deadline as filed in `deadlines`. Held as `u128` only so that this map is the
     /// same type as the deduplication table's ids (`queue/dedup.rs`), one instantiation of the
@@ -377,15 +378,9 @@ impl Engine {
     /// The earliest moment at which something changes without a call: a delay or visibility
     /// timeout ending, a message expiring, a move task's next step.
     pub fn next_deadline(&self) -> Option<u64> {
-        // What is filed, but for the unfiled queue's entry, which may be stale: its own deadline.
-        let filed = self
-            .deadlines
-            .iter()
-            .find(|d| Some(d.1) != self.unfiled)
-            .map(|d| d.0);
-        let queue = match (filed, self.unfiled_deadline()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
+        let queue = match (self.deadlines.first(), self.unfiled_deadline()) {
+            (Some(a), Some(b)) => Some(a.0.min(b)),
+            (a, b) => a.map(|a| a.0).or(b),
         };
         let task = self.tasks.iter().filter_map(MoveTask::next_step).min();
         match (queue, task) {
@@ -456,21 +451,20 @@ impl Engine {
     fn advance(&mut self, now: u64) -> u64 {
         let now = now.max(self.now);
         self.now = now;
-        let due = |at: Option<u64>| at.is_some_and(|at| at <= now);
-        // The unfiled queue's stale entry may be what looks due: filing it first settles that.
-        if due(self.deadlines.first().map(|d| d.0)) || due(self.unfiled_deadline()) {
+        // The unfiled queue joins the others once its own deadline is due.
+        if self.unfiled_deadline().is_some_and(|at| at <= now) {
             if let Some(uid) = self.unfiled.take() {
                 self.file_deadline(uid);
             }
-            while let Some(&(at, uid)) = self.deadlines.first() {
-                if at > now {
-                    break;
-                }
-                if let Some(q) = self.queues.get_mut(&uid) {
-                    q.advance(now, &mut self.journal);
-                }
-                self.file_deadline(uid);
+        }
+        while let Some(&(at, uid)) = self.deadlines.first() {
+            if at > now {
+                break;
             }
+            if let Some(q) = self.queues.get_mut(&uid) {
+                q.advance(now, &mut self.journal);
+            }
+            self.file_deadline(uid);
         }
         self.run_move_tasks(now);
         now
@@ -486,13 +480,17 @@ impl Engine {
     /// Note that a queue's own deadline index changed. Filing it in `deadlines` waits until
     /// another queue changes or something falls due: a client working one queue changes its
     /// deadline on nearly every call (the first send, receives, the last delete), and moving
-    /// it in the B-tree each time was ~300 instructions a call.
+    /// it in the B-tree each time was ~300 instructions a call. Until then the queue has no
+    /// entry there, and its own index is asked instead (`unfiled_deadline`).
     fn sync_deadline(&mut self, uid: u64) {
         if self.unfiled == Some(uid) {
             return;
         }
         if let Some(previous) = self.unfiled.replace(uid) {
             self.file_deadline(previous);
+        }
+        if let Some(old) = self.queue_deadline.remove(&uid) {
+            self.deadlines.remove(&(old as u64, uid));
         }
     }
 
@@ -551,11 +549,8 @@ impl Engine {
     }
 
     /// `required_url` through `last_url`: for the message actions, the calls a client repeats.
-    fn message_queue(
-        &mut self,
-        url: &Option<impl std::ops::Deref<Target = str>>,
-    ) -> Result<u64, SqsError> {
-        let Some(url) = url.as_deref() else {
+    fn message_queue(&mut self, url: Option<&str>) -> Result<u64, SqsError> {
+        let Some(url) = url else {
             return Err(SqsError::MissingParameter("QueueUrl".into()));
         };
         let (last, uid) = &self.last_url;

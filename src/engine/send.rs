@@ -317,7 +317,7 @@ impl Engine {
         ctx: &CallContext,
         req: &SendMessageRequest,
     ) -> Result<SendMessageResponse, SqsError> {
-        let uid = self.message_queue(&req.queue_url)?;
+        let uid = self.message_queue(req.queue_url.as_deref())?;
         let (q, mut sender) = self.sender(uid)?;
         let v = validate_send(q, req, false)?;
         let sent = enqueue(&mut sender, q, now, ctx, v);
@@ -331,7 +331,7 @@ impl Engine {
         ctx: &CallContext,
         req: &SendMessageBatchRequest,
     ) -> Result<SendMessageBatchResponse, SqsError> {
-        let uid = self.message_queue(&req.queue_url)?;
+        let uid = self.message_queue(req.queue_url.as_deref())?;
         let entries = req
             .entries
             .as_deref()

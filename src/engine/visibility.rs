@@ -124,7 +124,7 @@ impl Engine {
         now: u64,
         req: &ReceiptRequest,
     ) -> Result<EmptyResponse, SqsError> {
-        let uid = self.message_queue(&req.queue_url)?;
+        let uid = self.message_queue(req.queue_url.as_deref())?;
         let deleted = self.delete_one(uid, now, req.receipt_handle.as_deref());
         self.sync_deadline(uid);
         deleted.map(|()| EmptyResponse)
@@ -135,7 +135,7 @@ impl Engine {
         now: u64,
         req: &ReceiptRequest,
     ) -> Result<EmptyResponse, SqsError> {
-        let uid = self.message_queue(&req.queue_url)?;
+        let uid = self.message_queue(req.queue_url.as_deref())?;
         let changed = self.change_visibility_one(
             uid,
             now,
@@ -186,7 +186,7 @@ impl Engine {
         entry_shape: &str,
         mut one: impl FnMut(&mut Engine, u64, u64, &ReceiptRequest) -> Result<(), SqsError>,
     ) -> Result<BatchResponse<BatchResultEntry>, SqsError> {
-        let uid = self.message_queue(&req.queue_url)?;
+        let uid = self.message_queue(req.queue_url.as_deref())?;
         let entries = req
             .entries
             .as_deref()
