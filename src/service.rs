@@ -30,9 +30,6 @@ pub struct Service {
     /// `BTreeMap<String, _>` lookup made every call allocate the region), and every map type is
     /// more code in the wasm.
     engines: Vec<Engine>,
-    /// Where the default region's engine is in `engines`, once a call has looked for it: most
-    /// calls name no region, and the search compared region names on each (~55 instructions).
-    default_engine: Option<usize>,
     event_feed: bool,
 }
 
@@ -43,7 +40,6 @@ impl Service {
             config,
             realism: None,
             engines: Vec::new(),
-            default_engine: None,
             event_feed: true,
         }
     }
@@ -95,7 +91,6 @@ impl Service {
             config,
             realism: None,
             engines,
-            default_engine: None,
             event_feed: true,
         })
     }
@@ -107,11 +102,6 @@ impl Service {
 
     /// The engine of a region (the default region when `None`), created on the region's first use.
     fn engine_mut(&mut self, region: Option<&str>) -> &mut Engine {
-        if region.is_none() {
-            if let Some(i) = self.default_engine.filter(|&i| i < self.engines.len()) {
-                return &mut self.engines[i];
-            }
-        }
         let region = region.unwrap_or(&self.config.region);
         let at = self
             .engines
@@ -127,15 +117,9 @@ impl Service {
                 engine.set_realism(None, self.realism.clone());
                 engine.set_event_feed(self.event_feed);
                 self.engines.insert(i, engine);
-                if let Some(d) = self.default_engine.as_mut().filter(|d| **d >= i) {
-                    *d += 1;
-                }
                 i
             }
         };
-        if region == self.config.region {
-            self.default_engine = Some(i);
-        }
         &mut self.engines[i]
     }
 

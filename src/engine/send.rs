@@ -1,12 +1,9 @@
 //! SendMessage and SendMessageBatch: validation in SQS's order, FIFO deduplication, delays.
 
-use super::ids::IdKeys;
 use super::ids::{sequence_number, uuid_text};
-use super::journal::Journal;
 use super::journal::RecordKey;
 use super::message::{Message, MessageExtra, MessageState};
 use super::queue::DedupEntry;
-use super::queue::Queue;
 use super::requests::{SendMessageBatchRequest, SendMessageRequest};
 use super::responses::{
     entry_id, BatchResponse, BatchResultErrorEntry, SendMessageBatchResponse,
@@ -45,111 +42,82 @@ fn payload_size(req: &SendMessageRequest) -> usize {
         + non_empty(&req.message_attributes).map_or(0, validate::message_attributes_size)
 }
 
-/// The engine's fields a send writes besides its queue, borrowed apart from `queues` so that a
-/// batch looks its queue up once rather than twice for every entry (~50 instructions each).
-struct Sender<'e> {
-    next_seq: &'e mut u64,
-    keys: &'e IdKeys,
-    journal: &'e mut Journal,
-}
-
 impl Engine {
-    /// The queue `uid` and what else a send writes.
-    fn sender(&mut self, uid: u64) -> Result<(&mut Queue, Sender<'_>), SqsError> {
-        let Engine {
-            queues,
-            next_seq,
-            keys,
-            journal,
-            ..
-        } = self;
-        match queues.get_mut(&uid) {
-            Some(q) => Ok((
-                q,
-                Sender {
-                    next_seq,
-                    keys,
-                    journal,
-                },
-            )),
-            None => Err(SqsError::QueueDoesNotExist),
+    /// Validate one message against its queue. `batch` selects the per-entry wording SQS uses
+    /// inside SendMessageBatch.
+    fn validate_send<'a>(
+        &self,
+        uid: u64,
+        req: &'a SendMessageRequest,
+        batch: bool,
+    ) -> Result<Validated<'a>, SqsError> {
+        let q = self.queue(uid)?;
+        let body = req
+            .message_body
+            .as_deref()
+            .filter(|b| !b.is_empty())
+            .ok_or_else(|| SqsError::MissingParameter("MessageBody".into()))?;
+        let max = q.attrs.maximum_message_size as usize;
+        if payload_size(req) > max {
+            return Err(SqsError::InvalidParameterValue(if batch {
+                format!("One or more parameters cannot be validated. Reason: Message must be shorter than {max} bytes.")
+            } else {
+                format!("One or more parameters are invalid. Reason: Message must be shorter than {max} bytes.")
+            }));
         }
-    }
-}
-
-/// Validate one message against its queue. `batch` selects the per-entry wording SQS uses
-/// inside SendMessageBatch.
-fn validate_send<'a>(
-    q: &Queue,
-    req: &'a SendMessageRequest,
-    batch: bool,
-) -> Result<Validated<'a>, SqsError> {
-    let body = req
-        .message_body
-        .as_deref()
-        .filter(|b| !b.is_empty())
-        .ok_or_else(|| SqsError::MissingParameter("MessageBody".into()))?;
-    let max = q.attrs.maximum_message_size as usize;
-    if payload_size(req) > max {
-        return Err(SqsError::InvalidParameterValue(if batch {
-            format!("One or more parameters cannot be validated. Reason: Message must be shorter than {max} bytes.")
-        } else {
-            format!("One or more parameters are invalid. Reason: Message must be shorter than {max} bytes.")
-        }));
-    }
-    if let Some(c) = validate::first_invalid_char(body) {
-        return Err(validate::invalid_message_contents(c));
-    }
-    let attributes = non_empty(&req.message_attributes);
-    if let Some(a) = attributes {
-        validate::validate_message_attributes(a)?;
-    }
-    let system_attributes = non_empty(&req.message_system_attributes);
-    if let Some(a) = system_attributes {
-        validate::validate_system_attributes(a)?;
-    }
-    if let Some(d) = req.delay_seconds {
-        if !(0..=MAX_DELAY_SECONDS).contains(&d) {
-            return Err(invalid_value(
-                d,
-                "DelaySeconds",
-                "DelaySeconds must be >= 0 and <= 900.",
-            ));
+        if let Some(c) = validate::first_invalid_char(body) {
+            return Err(validate::invalid_message_contents(c));
         }
-    }
-    let group = req.message_group_id.as_deref();
-    if let Some(g) = group {
-        validate::validate_token(g, "MessageGroupId")?;
-    }
-    if !q.fifo() {
-        if let Some(d) = &req.message_deduplication_id {
-            // LocalStack's text (spec §4.8 item 7); AWS's was not recorded.
-            return Err(invalid_value(
-                d,
-                "MessageDeduplicationId",
-                "The request includes a parameter that is not valid for this queue type.",
-            ));
+        let attributes = non_empty(&req.message_attributes);
+        if let Some(a) = attributes {
+            validate::validate_message_attributes(a)?;
         }
-        let delay = req.delay_seconds.unwrap_or(q.attrs.delay_seconds as i64) as u64;
-        return Ok(Validated {
-            body,
-            attributes,
-            system_attributes,
-            delay_ms: delay * 1000,
-            group,
-            dedup_id: None,
-        });
-    }
-    if group.is_none() {
-        return Err(if batch {
-            SqsError::InvalidParameterValue(
-                "The request must contain the parameter MessageGroupId.".into(),
-            )
-        } else {
-            SqsError::MissingParameter("MessageGroupId".into())
-        });
-    }
-    let dedup_id = match &req.message_deduplication_id {
+        let system_attributes = non_empty(&req.message_system_attributes);
+        if let Some(a) = system_attributes {
+            validate::validate_system_attributes(a)?;
+        }
+        if let Some(d) = req.delay_seconds {
+            if !(0..=MAX_DELAY_SECONDS).contains(&d) {
+                return Err(invalid_value(
+                    d,
+                    "DelaySeconds",
+                    "DelaySeconds must be >= 0 and <= 900.",
+                ));
+            }
+        }
+        let group = req.message_group_id.as_deref();
+        if let Some(g) = group {
+            validate::validate_token(g, "MessageGroupId")?;
+        }
+        if !q.fifo() {
+            if let Some(d) = &req.message_deduplication_id {
+                // LocalStack's text (spec §4.8 item 7); AWS's was not recorded.
+                return Err(invalid_value(
+                    d,
+                    "MessageDeduplicationId",
+                    "The request includes a parameter that is not valid for this queue type.",
+                ));
+            }
+            let delay = req.delay_seconds.unwrap_or(q.attrs.delay_seconds as i64) as u64;
+            return Ok(Validated {
+                body,
+                attributes,
+                system_attributes,
+                delay_ms: delay * 1000,
+                group,
+                dedup_id: None,
+            });
+        }
+        if group.is_none() {
+            return Err(if batch {
+                SqsError::InvalidParameterValue(
+                    "The request must contain the parameter MessageGroupId.".into(),
+                )
+            } else {
+                SqsError::MissingParameter("MessageGroupId".into())
+            });
+        }
+        let dedup_id = match &req.message_deduplication_id {
             Some(d) => {
                 validate::validate_token(d, "MessageDeduplicationId")?;
                 d.to_string()
@@ -162,155 +130,157 @@ fn validate_send<'a>(
                 ))
             }
         };
-    if let Some(d) = req.delay_seconds.filter(|d| *d != 0) {
-        return Err(invalid_value(
-            d,
-            "DelaySeconds",
-            "The request include parameter that is not valid for this queue type.",
-        ));
-    }
-    Ok(Validated {
-        body,
-        attributes,
-        system_attributes,
-        // FIFO messages take the queue's delay, whatever the request says (0 is allowed).
-        delay_ms: q.attrs.delay_seconds as u64 * 1000,
-        group,
-        dedup_id: Some(dedup_id),
-    })
-}
-
-/// Enqueue a validated message (or recognise it as a duplicate). The caller re-files the
-/// queue's deadline (`sync_deadline`) once for all the messages of its call.
-fn enqueue(
-    s: &mut Sender<'_>,
-    q: &mut Queue,
-    now: u64,
-    ctx: &CallContext,
-    v: Validated<'_>,
-) -> Result<SendMessageResponse, SqsError> {
-    let uid = q.uid;
-    let body_md5: [u8; 16] = Md5::digest(v.body.as_bytes()).into();
-    let attributes_md5 = v
-        .attributes
-        .and_then(|a| digest::md5_of_attributes(a.iter().map(|(k, v)| (k.as_str(), v))));
-    let system_attributes_md5 = v
-        .system_attributes
-        .and_then(|a| digest::md5_of_attributes(a.iter().map(|(k, v)| (k.as_str(), v))));
-    let trace_header = v
-        .system_attributes
-        .and_then(|a| a.get("AWSTraceHeader"))
-        .and_then(|a| a.string_value.clone())
-        .or_else(|| ctx.trace_header.clone());
-    let sender_id = ctx.sender_id.clone();
-    // The deduplication key built once.
-    let mut dedup_key = None;
-    if let (Some(dedup_id), Some(group)) = (&v.dedup_id, v.group) {
-        for n in q.forget_expired_dedup(now) {
-            s.journal.touch(RecordKey::Dedup(uid, n));
+        if let Some(d) = req.delay_seconds.filter(|d| *d != 0) {
+            return Err(invalid_value(
+                d,
+                "DelaySeconds",
+                "The request include parameter that is not valid for this queue type.",
+            ));
         }
-        let key = q.dedup_key(group, dedup_id);
-        if let Some(original) = q.dedup.get(&key) {
-            // Accepted but not enqueued again; the answer names the original message (what
-            // LocalStack and ElasticMQ do; AWS's exact answer was not recorded, spec §14.4).
-            let message_id = uuid_text(original.message_id);
-            let seq = original.seq;
-            let name = q.name.clone();
-            let (mid, did) = (message_id.to_string(), dedup_id.clone());
-            s.journal.event(now, &name, || EventKind::Deduplicated {
-                message_id: mid,
-                deduplication_id: did,
-            });
-            return Ok(SendMessageResponse {
-                message_id,
-                md5_of_message_body: crate::digest::hex16(&body_md5),
-                md5_of_message_attributes: attributes_md5,
-                md5_of_message_system_attributes: system_attributes_md5,
-                sequence_number: Some(sequence_number(seq)),
-            });
-        }
-        dedup_key = Some(key);
-    }
-    let seq = *s.next_seq;
-    *s.next_seq += 1;
-    s.journal.touch(RecordKey::Meta);
-    let id = s.keys.message_id(seq);
-    if let Some(key) = dedup_key {
-        let n = q.next_dedup;
-        q.next_dedup += 1;
-        let expires_at = now + DEDUP_WINDOW_MS;
-        q.remember_dedup(
-            key,
-            DedupEntry {
-                expires_at,
-                message_id: id,
-                seq,
-                n,
-            },
-        );
-        s.journal.touch(RecordKey::Dedup(uid, n));
-        s.journal.touch(RecordKey::Queue(uid));
-    }
-    let group = q.intern_group(v.group);
-    // Most standard-queue messages have none of these: then no extra is built at all (it
-    // would only be dropped again).
-    let any_extra = trace_header.is_some()
-        || v.dedup_id.is_some()
-        || sender_id.is_some()
-        || v.group.is_some()
-        || system_attributes_md5.is_some();
-    let extra = any_extra.then(|| {
-        Box::new(MessageExtra {
-            trace_header: trace_header.map(Into::into),
-            deduplication_id: v.dedup_id.as_deref().map(Into::into),
-            sender_id: sender_id.map(Into::into),
-            group_id: v.group.map(Into::into),
-            system_attributes_md5: system_attributes_md5.as_deref().map(Into::into),
-            ..Default::default()
+        Ok(Validated {
+            body,
+            attributes,
+            system_attributes,
+            // FIFO messages take the queue's delay, whatever the request says (0 is allowed).
+            delay_ms: q.attrs.delay_seconds as u64 * 1000,
+            group,
+            dedup_id: Some(dedup_id),
         })
-    });
-    let delayed = v.delay_ms > 0;
-    let mut msg = Message::new(
-        seq,
-        v.body.into(),
-        body_md5,
-        v.attributes.map(|a| Box::new(a.clone())),
-        extra,
-        group,
-        now,
-    );
-    if v.delay_ms > 0 {
-        msg.state = MessageState::Delayed;
-        msg.deadline = now + v.delay_ms;
     }
-    let fifo = q.fifo();
-    q.insert(msg, s.journal);
-    let name = s.journal.feed().then(|| q.name.clone());
-    let message_id = uuid_text(id);
-    let sequence = fifo.then(|| sequence_number(seq));
-    if let Some(name) = name {
-        let (mid, gid, sn) = (
-            message_id.to_string(),
-            v.group.map(str::to_string),
-            sequence.clone(),
-        );
-        s.journal.event(now, &name, || EventKind::Sent {
-            message_id: mid,
-            group_id: gid,
-            sequence_number: sn,
-            delayed_until: delayed.then_some(now + v.delay_ms),
-        });
-    }
-    Ok(SendMessageResponse {
-        message_id,
-        md5_of_message_body: crate::digest::hex16(&body_md5),
-        md5_of_message_attributes: attributes_md5,
-        md5_of_message_system_attributes: system_attributes_md5,
-        sequence_number: sequence,
-    })
-}
 
-impl Engine {
+    /// Enqueue a validated message (or recognise it as a duplicate). The caller re-files the
+    /// queue's deadline (`sync_deadline`) once for all the messages of its call.
+    fn enqueue(
+        &mut self,
+        uid: u64,
+        now: u64,
+        ctx: &CallContext,
+        v: Validated<'_>,
+    ) -> Result<SendMessageResponse, SqsError> {
+        let body_md5: [u8; 16] = Md5::digest(v.body.as_bytes()).into();
+        let attributes_md5 = v
+            .attributes
+            .and_then(|a| digest::md5_of_attributes(a.iter().map(|(k, v)| (k.as_str(), v))));
+        let system_attributes_md5 = v
+            .system_attributes
+            .and_then(|a| digest::md5_of_attributes(a.iter().map(|(k, v)| (k.as_str(), v))));
+        let trace_header = v
+            .system_attributes
+            .and_then(|a| a.get("AWSTraceHeader"))
+            .and_then(|a| a.string_value.clone())
+            .or_else(|| ctx.trace_header.clone());
+        let sender_id = self.sender_id(ctx);
+        let Some(q) = self.queues.get_mut(&uid) else {
+            return Err(SqsError::QueueDoesNotExist);
+        };
+        // One lookup of the queue for the whole send (fields of `self` are borrowed apart), and
+        // the deduplication key built once.
+        let mut dedup_key = None;
+        if let (Some(dedup_id), Some(group)) = (&v.dedup_id, v.group) {
+            for n in q.forget_expired_dedup(now) {
+                self.journal.touch(RecordKey::Dedup(uid, n));
+            }
+            let key = q.dedup_key(group, dedup_id);
+            if let Some(original) = q.dedup.get(&key) {
+                // Accepted but not enqueued again; the answer names the original message (what
+                // LocalStack and ElasticMQ do; AWS's exact answer was not recorded, spec §14.4).
+                let message_id = uuid_text(original.message_id);
+                let seq = original.seq;
+                let name = q.name.clone();
+                let (mid, did) = (message_id.to_string(), dedup_id.clone());
+                self.journal.event(now, &name, || EventKind::Deduplicated {
+                    message_id: mid,
+                    deduplication_id: did,
+                });
+                return Ok(SendMessageResponse {
+                    message_id,
+                    md5_of_message_body: crate::digest::hex16(&body_md5),
+                    md5_of_message_attributes: attributes_md5,
+                    md5_of_message_system_attributes: system_attributes_md5,
+                    sequence_number: Some(sequence_number(seq)),
+                });
+            }
+            dedup_key = Some(key);
+        }
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.journal.touch(RecordKey::Meta);
+        let id = self.keys.message_id(seq);
+        if let Some(key) = dedup_key {
+            let n = q.next_dedup;
+            q.next_dedup += 1;
+            let expires_at = now + DEDUP_WINDOW_MS;
+            q.remember_dedup(
+                key,
+                DedupEntry {
+                    expires_at,
+                    message_id: id,
+                    seq,
+                    n,
+                },
+            );
+            self.journal.touch(RecordKey::Dedup(uid, n));
+            self.journal.touch(RecordKey::Queue(uid));
+        }
+        let group = q.intern_group(v.group);
+        // Most standard-queue messages have none of these: then no extra is built at all (it
+        // would only be dropped again).
+        let any_extra = trace_header.is_some()
+            || v.dedup_id.is_some()
+            || sender_id.is_some()
+            || v.group.is_some()
+            || system_attributes_md5.is_some();
+        let extra = any_extra.then(|| {
+            Box::new(MessageExtra {
+                trace_header: trace_header.map(Into::into),
+                deduplication_id: v.dedup_id.as_deref().map(Into::into),
+                sender_id: sender_id.map(Into::into),
+                group_id: v.group.map(Into::into),
+                system_attributes_md5: system_attributes_md5.as_deref().map(Into::into),
+                ..Default::default()
+            })
+        });
+        let delayed = v.delay_ms > 0;
+        let mut msg = Message::new(
+            seq,
+            v.body.into(),
+            body_md5,
+            v.attributes.map(|a| Box::new(a.clone())),
+            extra,
+            group,
+            now,
+        );
+        if v.delay_ms > 0 {
+            msg.state = MessageState::Delayed;
+            msg.deadline = now + v.delay_ms;
+        }
+        let fifo = q.fifo();
+        q.insert(msg, &mut self.journal);
+        let name = self.journal.feed().then(|| q.name.clone());
+        let message_id = uuid_text(id);
+        let sequence = fifo.then(|| sequence_number(seq));
+        if let Some(name) = name {
+            let (mid, gid, sn) = (
+                message_id.to_string(),
+                v.group.map(str::to_string),
+                sequence.clone(),
+            );
+            self.journal.event(now, &name, || EventKind::Sent {
+                message_id: mid,
+                group_id: gid,
+                sequence_number: sn,
+                delayed_until: delayed.then_some(now + v.delay_ms),
+            });
+        }
+        Ok(SendMessageResponse {
+            message_id,
+            md5_of_message_body: crate::digest::hex16(&body_md5),
+            md5_of_message_attributes: attributes_md5,
+            md5_of_message_system_attributes: system_attributes_md5,
+            sequence_number: sequence,
+        })
+    }
+
     pub(super) fn run_send_message(
         &mut self,
         now: u64,
@@ -318,9 +288,8 @@ impl Engine {
         req: &SendMessageRequest,
     ) -> Result<SendMessageResponse, SqsError> {
         let uid = self.message_queue(req.queue_url.as_deref())?;
-        let (q, mut sender) = self.sender(uid)?;
-        let v = validate_send(q, req, false)?;
-        let sent = enqueue(&mut sender, q, now, ctx, v);
+        let v = self.validate_send(uid, req, false)?;
+        let sent = self.enqueue(uid, now, ctx, v);
         self.sync_deadline(uid);
         sent
     }
@@ -344,7 +313,7 @@ impl Engine {
         if total > MAX_BATCH_BYTES {
             return Err(SqsError::BatchRequestTooLong(total));
         }
-        let (q, mut sender) = self.sender(uid)?;
+        let q = self.queue(uid)?;
         if q.fifo() {
             // On FIFO queues these fail the whole request, not one entry (spec §4.9).
             if entries.iter().any(|e| e.message_group_id.is_none()) {
@@ -368,7 +337,10 @@ impl Engine {
         // Entries are enqueued in request order (FIFO order follows it).
         for entry in entries {
             let id = entry.id.as_deref().unwrap_or_default();
-            match validate_send(q, entry, true).and_then(|v| enqueue(&mut sender, q, now, ctx, v)) {
+            match self
+                .validate_send(uid, entry, true)
+                .and_then(|v| self.enqueue(uid, now, ctx, v))
+            {
                 Ok(result) => out.successful.push(SendMessageBatchResultEntry {
                     id: entry_id(id),
                     result,
