@@ -56,20 +56,20 @@ fn printable_ascii(bytes: &[u8]) -> bool {
     const SPACES: u64 = 0x2020_2020_2020_2020;
     const TOP_BITS: u64 = 0x8080_8080_8080_8080;
     let outside = |w: u64| (w.wrapping_sub(SPACES) | w) & TOP_BITS != 0;
+    let printable = |w: Option<u64>| w.is_some_and(|w| !outside(w));
+    let Some(last) = bytes.len().checked_sub(8) else {
+        return bytes.iter().all(|b| (0x20..0x80).contains(b));
+    };
     let mut words = bytes.chunks_exact(8);
     for chunk in &mut words {
-        match crate::words::le_word(chunk) {
-            Some(w) if !outside(w) => {}
-            _ => return false,
+        if !printable(crate::words::le_word(chunk)) {
+            return false;
         }
     }
-    // The last partial word, padded with spaces (byte by byte: a copy of its variable length
-    // would be a `memory.copy` call in the wasm, see `words.rs`).
-    let mut w = [b' '; 8];
-    for (d, b) in w.iter_mut().zip(words.remainder()) {
-        *d = *b;
-    }
-    !outside(u64::from_le_bytes(w))
+    // A partial last word is tested as the last eight bytes, overlapping bytes already seen:
+    // padding it was a copy of variable length (a `memcpy` call natively, `memory.copy` in
+    // the wasm) for every body whose length is not a multiple of eight.
+    words.remainder().is_empty() || printable(crate::words::word_at(bytes, last))
 }
 
 /// InvalidMessageContents with the exact AWS message, e.g. for '\u{7}':

@@ -238,6 +238,10 @@ fn recreating_within_60_seconds_of_delete_fails_then_succeeds() {
     let mut h = Sqs::new();
     let url = h.create("gone", json!({}));
     h.send(&url, "x");
+    let old_handle = h.receive(&url, 1)[0]["ReceiptHandle"]
+        .as_str()
+        .unwrap()
+        .to_string();
     h.ok("TagQueue", json!({"QueueUrl": url, "Tags": {"k": "v"}}));
     h.ok("DeleteQueue", json!({"QueueUrl": url}));
     let e = h.err("GetQueueUrl", json!({"QueueName": "gone"}));
@@ -272,6 +276,17 @@ fn recreating_within_60_seconds_of_delete_fails_then_succeeds() {
     assert_eq!(h.counts(&url2), (0, 0, 0));
     let r = h.ok("ListQueueTags", json!({"QueueUrl": url2}));
     assert!(r.get("Tags").is_none(), "{r}");
+    // The same URL now names the new incarnation for the message actions too (the engine keeps
+    // the last URL a message action resolved): sends land in it, and the old queue's handles
+    // are not its own.
+    h.send(&url2, "y");
+    assert_eq!(h.counts(&url2), (1, 0, 0));
+    let e = h.err(
+        "DeleteMessage",
+        json!({"QueueUrl": url2, "ReceiptHandle": old_handle}),
+    );
+    assert_eq!(e.shape(), "ReceiptHandleIsInvalid");
+    assert_eq!(h.receive(&url2, 10).len(), 1);
 }
 
 /// A deleted name is remembered only while re-creating it is refused (60 s): every name ever

@@ -92,8 +92,12 @@ pub struct Engine {
     by_name: SortedMap<String, u64>,
     /// Names deleted in the last 60 s (re-creating one is `QueueDeletedRecently`).
     deleted_names: SortedMap<String, u64>,
-    /// `(next deadline, queue uid)` for every queue that has one: the engine-wide timer index.
+    /// `(next deadline, queue uid)` for every queue that has one but the `unfiled` queue: the
+    /// engine-wide timer index.
     deadlines: BTreeSet<(u64, u64)>,
+    /// The queue whose deadline changed since it was last filed in `deadlines`, if any: it has
+    /// no entry there (nor in `queue_deadline`) until it is filed again.
+    unfiled: Option<u64>,
     /// Each queue's deadline as filed in `deadlines`. Held as `u128` only so that this map is the
     /// same type as the deduplication table's ids (`queue/dedup.rs`), one instantiation of the
     /// hash table's code in the wasm instead of two; one entry per queue, not per message.
@@ -113,6 +117,11 @@ pub struct Engine {
     /// and value types of the deduplication table's `by_key` (one instantiation of the hash
     /// table's code in the wasm instead of two).
     throttle_counts: FxHashMap<[u64; 2], u64>,
+    /// The URL the last message action resolved and its queue's uid (0: none), so a client
+    /// calling one queue again compares the text instead of parsing it and searching the names
+    /// (~350 instructions a call). A uid is never reused, and only deleting a queue takes a
+    /// name from `by_name` (see `forget_url`): the entry is right until then.
+    last_url: (String, u64),
 }
 
 const QUEUE_REUSE_WAIT_MS: u64 = 60_000;
@@ -132,6 +141,7 @@ impl Engine {
             by_name: SortedMap::new(),
             deleted_names: SortedMap::new(),
             deadlines: BTreeSet::new(),
+            unfiled: None,
             queue_deadline: FxHashMap::default(),
             tasks: Vec::new(),
             next_seq: 1,
@@ -144,6 +154,7 @@ impl Engine {
             dice: realism::Dice::new(config_seed_for_realism(&config)),
             throttle_window: 0,
             throttle_counts: FxHashMap::default(),
+            last_url: (String::new(), 0),
             config,
         }
     }
@@ -367,7 +378,10 @@ impl Engine {
     /// The earliest moment at which something changes without a call: a delay or visibility
     /// timeout ending, a message expiring, a move task's next step.
     pub fn next_deadline(&self) -> Option<u64> {
-        let queue = self.deadlines.first().map(|d| d.0);
+        let queue = match (self.deadlines.first(), self.unfiled_deadline()) {
+            (Some(a), Some(b)) => Some(a.0.min(b)),
+            (a, b) => a.map(|a| a.0).or(b),
+        };
         let task = self.tasks.iter().filter_map(MoveTask::next_step).min();
         match (queue, task) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -437,6 +451,12 @@ impl Engine {
     fn advance(&mut self, now: u64) -> u64 {
         let now = now.max(self.now);
         self.now = now;
+        // The unfiled queue joins the others once its own deadline is due.
+        if self.unfiled_deadline().is_some_and(|at| at <= now) {
+            if let Some(uid) = self.unfiled.take() {
+                self.file_deadline(uid);
+            }
+        }
         while let Some(&(at, uid)) = self.deadlines.first() {
             if at > now {
                 break;
@@ -444,14 +464,38 @@ impl Engine {
             if let Some(q) = self.queues.get_mut(&uid) {
                 q.advance(now, &mut self.journal);
             }
-            self.sync_deadline(uid);
+            self.file_deadline(uid);
         }
         self.run_move_tasks(now);
         now
     }
 
-    /// Re-file a queue in the engine-wide deadline index after its own index changed.
+    /// The next deadline of the `unfiled` queue, as it is now.
+    fn unfiled_deadline(&self) -> Option<u64> {
+        self.queues
+            .get(&self.unfiled?)
+            .and_then(Queue::next_deadline)
+    }
+
+    /// Note that a queue's own deadline index changed. Filing it in `deadlines` waits until
+    /// another queue changes or something falls due: a client working one queue changes its
+    /// deadline on nearly every call (the first send, receives, the last delete), and moving
+    /// it in the B-tree each time was ~300 instructions a call. Until then the queue has no
+    /// entry there, and its own index is asked instead (`unfiled_deadline`).
     fn sync_deadline(&mut self, uid: u64) {
+        if self.unfiled == Some(uid) {
+            return;
+        }
+        if let Some(previous) = self.unfiled.replace(uid) {
+            self.file_deadline(previous);
+        }
+        if let Some(old) = self.queue_deadline.remove(&uid) {
+            self.deadlines.remove(&(old as u64, uid));
+        }
+    }
+
+    /// Re-file a queue in the engine-wide deadline index after its own index changed.
+    fn file_deadline(&mut self, uid: u64) {
         let next = self.queues.get(&uid).and_then(Queue::next_deadline);
         let old = self.queue_deadline.get(&uid).map(|&d| d as u64);
         if old == next {
@@ -502,6 +546,28 @@ impl Engine {
             Some(uid) => Ok(*uid),
             None => Err(SqsError::QueueDoesNotExist),
         }
+    }
+
+    /// `required_url` through `last_url`: for the message actions, the calls a client repeats.
+    fn message_queue(&mut self, url: Option<&str>) -> Result<u64, SqsError> {
+        let Some(url) = url else {
+            return Err(SqsError::MissingParameter("QueueUrl".into()));
+        };
+        let (last, uid) = &self.last_url;
+        if *uid != 0 && last.as_str() == url {
+            return Ok(*uid);
+        }
+        let uid = self.resolve_url(url)?;
+        // Refilled in place: a client alternating between two queues reuses the allocation.
+        self.last_url.0.clear();
+        self.last_url.0.push_str(url);
+        self.last_url.1 = uid;
+        Ok(uid)
+    }
+
+    /// Drop `last_url`: a queue's name left or joined `by_name`.
+    fn forget_url(&mut self) {
+        self.last_url.1 = 0;
     }
 
     fn required_url(

@@ -82,6 +82,7 @@ impl Engine {
         q.tags = tags;
         self.queues.insert(uid, q);
         self.by_name.insert(name.clone(), uid);
+        self.forget_url();
         if self.deleted_names.remove(&name).is_some() {
             self.journal.touch(RecordKey::Deleted(name.clone()));
         }
@@ -149,6 +150,7 @@ impl Engine {
             self.journal.touch(RecordKey::Attempt(uid, n));
         }
         self.by_name.remove(&q.name);
+        self.forget_url();
         self.forget_deleted_names(now);
         self.deleted_names.insert(q.name.clone(), now);
         self.journal.touch(RecordKey::Deleted(q.name.clone()));

@@ -43,7 +43,7 @@ impl Engine {
         now: u64,
         req: &ReceiveMessageRequest,
     ) -> Result<ReceiveMessageResponse, SqsError> {
-        let uid = self.required_url(&req.queue_url)?;
+        let uid = self.message_queue(req.queue_url.as_deref())?;
         let max = int_in_range(
             req.max_number_of_messages,
             "MaxNumberOfMessages",

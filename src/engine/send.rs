@@ -287,7 +287,7 @@ impl Engine {
         ctx: &CallContext,
         req: &SendMessageRequest,
     ) -> Result<SendMessageResponse, SqsError> {
-        let uid = self.required_url(&req.queue_url)?;
+        let uid = self.message_queue(req.queue_url.as_deref())?;
         let v = self.validate_send(uid, req, false)?;
         let sent = self.enqueue(uid, now, ctx, v);
         self.sync_deadline(uid);
@@ -300,7 +300,7 @@ impl Engine {
         ctx: &CallContext,
         req: &SendMessageBatchRequest,
     ) -> Result<SendMessageBatchResponse, SqsError> {
-        let uid = self.required_url(&req.queue_url)?;
+        let uid = self.message_queue(req.queue_url.as_deref())?;
         let entries = req
             .entries
             .as_deref()

@@ -127,7 +127,7 @@ impl Engine {
         now: u64,
         req: &ReceiptRequest,
     ) -> Result<EmptyResponse, SqsError> {
-        let uid = self.required_url(&req.queue_url)?;
+        let uid = self.message_queue(req.queue_url.as_deref())?;
         let deleted = self.delete_one(uid, now, req.receipt_handle.as_deref());
         self.sync_deadline(uid);
         deleted.map(|()| EmptyResponse)
@@ -138,7 +138,7 @@ impl Engine {
         now: u64,
         req: &ReceiptRequest,
     ) -> Result<EmptyResponse, SqsError> {
-        let uid = self.required_url(&req.queue_url)?;
+        let uid = self.message_queue(req.queue_url.as_deref())?;
         let changed = self.change_visibility_one(
             uid,
             now,
@@ -189,7 +189,7 @@ impl Engine {
         entry_shape: &str,
         mut one: impl FnMut(&mut Engine, u64, u64, &ReceiptRequest) -> Result<(), SqsError>,
     ) -> Result<BatchResponse<BatchResultEntry>, SqsError> {
-        let uid = self.required_url(&req.queue_url)?;
+        let uid = self.message_queue(req.queue_url.as_deref())?;
         let entries = req
             .entries
             .as_deref()
