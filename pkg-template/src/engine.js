@@ -111,6 +111,8 @@ export class Engine {
   // The setTimeout/clearTimeout the timer was armed with (see #arm: fake timers swap them).
   #timerSet = null;
   #timerClear = null;
+  // Whether the timer holds this engine only weakly (see #arm).
+  #timerWeak = false;
   #waiters = new Waiters();
   #pollWatchers = new Set(); // whenPolling() promises not yet resolved: { name, resolve, reject }
   #listeners = new Map();
@@ -619,6 +621,7 @@ export class Engine {
     if (this.#timer !== null) this.#timerClear.call(globalThis, this.#timer);
     this.#timer = null;
     this.#timerAt = undefined;
+    this.#timerWeak = false;
   }
 
   /** One timer for everything: the core's next deadline and the earliest long-poll end. */
@@ -636,7 +639,9 @@ export class Engine {
     // by an engine made before the fakes, ignored advanceTimersByTime() (a long poll hung until
     // the real delay passed), and a fake one from an earlier test never fired. It is cleared
     // with the clearTimeout of its own kind (#timerClear), since the other kind's ignores it.
-    if (this.#timer !== null && this.#timerSet === setTimeout && (at === undefined || this.#timerAt <= at)) {
+    // A weak one is not kept for a long poll, which must hold the engine (see below).
+    const keep = !(this.#timerWeak && poll !== undefined);
+    if (keep && this.#timer !== null && this.#timerSet === setTimeout && (at === undefined || this.#timerAt <= at)) {
       if (poll === undefined) this.#timer.unref?.();
       else this.#timer.ref?.();
       return;
@@ -647,14 +652,26 @@ export class Engine {
     this.#timerAt = at;
     this.#timerSet = setTimeout;
     this.#timerClear = clearTimeout;
-    this.#timer = setTimeout(() => this.#fire(), delay);
-    // Internal deadlines alone must not keep a Node process alive; a pending long poll must.
+    // Internal deadlines alone must keep neither a Node process alive nor this engine in memory:
+    // an engine nobody holds any more (a test that did not close it) is collected with its wasm
+    // memory (bindgen frees the core when it is), where a timer holding it kept both, and a Jest
+    // file's whole module registry, until a deadline days away (a message's retention). A
+    // pending long poll holds both: its caller awaits this engine.
+    this.#timerWeak = poll === undefined && typeof WeakRef === "function";
+    this.#timer = setTimeout(this.#timerWeak ? Engine.#fireWeakly(new WeakRef(this)) : () => this.#fire(), delay);
     if (poll === undefined) this.#timer.unref?.();
+  }
+
+  /** A timer callback that holds `ref`'s engine weakly. Made here, not in #arm, so that the
+   * closure's scope has no `this` (an arrow there would share #arm's scope, which has one). */
+  static #fireWeakly(ref) {
+    return () => ref.deref()?.#fire();
   }
 
   #fire() {
     this.#timer = null;
     this.#timerAt = undefined;
+    this.#timerWeak = false;
     if (this.#closed) return;
     try {
       this.tick();

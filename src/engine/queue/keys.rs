@@ -14,7 +14,7 @@
 //!
 //! The wasm keeps a plain `BTreeSet` (`TreeIndex`): the run's code for two key types made the
 //! package 2.2 KB larger gzipped, over its ceiling, for a cycle the same within the noise
-//! (BENCHMARKS.md "Native engine → Twelfth session"). Both are tested natively.
+//! (BENCHMARKS.md "Package size → Twelfth session"). Both are tested natively.
 
 use std::collections::{BTreeSet, VecDeque};
 

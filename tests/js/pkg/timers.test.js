@@ -118,3 +118,60 @@ test("a failed commit during a ManualClock tick reaches the caller of advance()"
   // Rebuilt from storage, the expiry is still due and applies on the next call.
   assert.equal(engine.dispatch("ReceiveMessage", { QueueUrl }).Messages[0].Body, "x");
 });
+
+/** Run `body` in a child Node with `gc()` exposed and the package as `wasq`; returns its stdout. */
+function withGc(body) {
+  const script = `
+    const wasq = await import(${JSON.stringify(pkgDir + "entry/node.js")});
+    const settle = () => new Promise((resolve) => setImmediate(resolve));
+    async function collect(done) {
+      for (let i = 0; i < 50 && !done(); i++) { gc(); await settle(); }
+    }
+    ${body}
+  `;
+  return execFileSync(process.execPath, ["--expose-gc", "--input-type=module", "-e", script], {
+    timeout: 20_000,
+    encoding: "utf8",
+  });
+}
+
+test("SystemClock: an engine nobody holds is collected, though its timer is armed days ahead", () => {
+  // The timer on the message's retention (4 days) must not hold the engine: a test file that
+  // forgets close() would keep every engine it made, and their wasm memory, until then.
+  const out = withGc(`
+    let collected = false;
+    const registry = new FinalizationRegistry(() => { collected = true; });
+    (() => {
+      const engine = new wasq.Engine({ clock: new wasq.SystemClock(), seed: 1 });
+      const { QueueUrl } = engine.createQueue({ QueueName: "left-open" });
+      engine.sendMessage({ QueueUrl, MessageBody: "kept for days" });
+      if (!(engine.nextDeadline() > Date.now() + 86_400_000)) throw new Error("no deadline days ahead");
+      registry.register(engine, "engine");
+    })();
+    await collect(() => collected);
+    console.log(collected ? "collected" : "kept");
+  `);
+  assert.equal(out.trim(), "collected");
+});
+
+test("SystemClock: a pending long poll holds its engine until it answers", () => {
+  // Nothing but the poll's promise refers to the engine: the timer must hold it strongly, or the
+  // poll would never end.
+  const out = withGc(`
+    let collected = false;
+    const registry = new FinalizationRegistry(() => { collected = true; });
+    const poll = (() => {
+      const engine = new wasq.Engine({ clock: new wasq.SystemClock(), seed: 1 });
+      const { QueueUrl } = engine.createQueue({ QueueName: "polled" });
+      registry.register(engine, "engine");
+      return engine.receiveMessage({ QueueUrl, WaitTimeSeconds: 1 });
+    })();
+    // Collections all through the poll's second, not only at its start.
+    let settled = false;
+    poll.finally(() => { settled = true; });
+    while (!settled && !collected) { gc(); await new Promise((resolve) => setTimeout(resolve, 20)); }
+    const answer = await poll;
+    console.log(collected ? "collected during the poll" : "answered " + (answer.Messages?.length ?? 0));
+  `);
+  assert.equal(out.trim(), "answered 0");
+});
