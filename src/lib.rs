@@ -26,6 +26,8 @@ pub mod error;
 pub mod events;
 mod hex;
 pub mod maps;
+#[cfg(not(target_arch = "wasm32"))]
+mod md5_lanes;
 pub mod model;
 pub mod protocol;
 pub mod service;

@@ -156,8 +156,10 @@ impl Engine {
         now: u64,
         ctx: &CallContext,
         v: Validated<'_>,
+        body_md5: Option<[u8; 16]>,
     ) -> Result<SendMessageResponse, SqsError> {
-        let body_md5: [u8; 16] = Md5::digest(v.body.as_bytes()).into();
+        // A batch computed its bodies' digests together; a single send computes its own.
+        let body_md5: [u8; 16] = body_md5.unwrap_or_else(|| Md5::digest(v.body.as_bytes()).into());
         let attributes_md5 = v
             .attributes
             .and_then(|a| digest::md5_of_attributes(a.iter().map(|(k, v)| (k.as_str(), v))));
@@ -289,7 +291,7 @@ impl Engine {
     ) -> Result<SendMessageResponse, SqsError> {
         let uid = self.message_queue(req.queue_url.as_deref())?;
         let v = self.validate_send(uid, req, false)?;
-        let sent = self.enqueue(uid, now, ctx, v);
+        let sent = self.enqueue(uid, now, ctx, v, None);
         self.sync_deadline(uid);
         sent
     }
@@ -334,12 +336,13 @@ impl Engine {
             successful: Vec::with_capacity(entries.len()),
             failed: Vec::new(),
         };
+        let md5s = batch_md5s(entries);
         // Entries are enqueued in request order (FIFO order follows it).
-        for entry in entries {
+        for (entry, md5) in entries.iter().zip(md5s) {
             let id = entry.id.as_deref().unwrap_or_default();
             match self
                 .validate_send(uid, entry, true)
-                .and_then(|v| self.enqueue(uid, now, ctx, v))
+                .and_then(|v| self.enqueue(uid, now, ctx, v, md5))
             {
                 Ok(result) => out.successful.push(SendMessageBatchResultEntry {
                     id: entry_id(id),
@@ -352,6 +355,30 @@ impl Engine {
         self.sync_deadline(uid);
         Ok(out)
     }
+}
+
+/// The MD5s of a batch's bodies, computed together before any entry is validated: natively two
+/// at a time (`md5_lanes`, 1.14× the batched cycle). `check_batch_shape` allowed at most ten
+/// entries; the digest of an entry that then fails is not used.
+#[cfg(not(target_arch = "wasm32"))]
+fn batch_md5s(entries: &[SendMessageRequest]) -> [Option<[u8; 16]>; 10] {
+    let mut bodies: [&[u8]; 10] = [&[]; 10];
+    for (b, entry) in bodies.iter_mut().zip(entries) {
+        *b = entry.message_body.as_deref().unwrap_or_default().as_bytes();
+    }
+    let n = entries.len().min(10);
+    let mut md5s = [[0u8; 16]; 10];
+    if let (Some(bodies), Some(md5s)) = (bodies.get(..n), md5s.get_mut(..n)) {
+        crate::md5_lanes::md5_each(bodies, md5s);
+    }
+    md5s.map(Some)
+}
+
+/// In the wasm each entry's MD5 is computed as it is enqueued, through the crate: pairs would be
+/// a second MD5 in a package held under a size ceiling.
+#[cfg(target_arch = "wasm32")]
+fn batch_md5s(_: &[SendMessageRequest]) -> [Option<[u8; 16]>; 10] {
+    [None; 10]
 }
 
 /// Whole-request checks every batch action shares: 1–10 entries, ids well-formed and distinct.
