@@ -1,16 +1,19 @@
-//! MD5s of a batch's bodies, two at a time.
+//! MD5s of a batch's bodies, side by side.
 //!
 //! MD5 is one chain of dependent additions and rotations: a core runs one message's 64 steps a
 //! few instructions at a time and leaves most of its width idle. Sampled with `perf` in the
 //! native batched cycle, the `md-5` crate's compression took 27 % of the time for 12 % of the
-//! instructions. Two messages' steps written side by side are two independent chains the core
-//! runs at once. In a harness on an idle machine, 14-byte bodies took 92 ns a message two at a
-//! time against 151 through the crate (59 four at a time); in the engine's cycle, pairs made it
-//! 1.14× and fours only 1.07× (four lanes' state and words likely spill from the registers)
-//! (BENCHMARKS.md "Native engine → Twelfth session").
+//! instructions. Several messages' steps side by side are independent chains the core runs at
+//! once:
+//! - on a CPU with AVX-512 (these machines), sixteen lanes of one vector register (`wide`):
+//!   MD5 fell from about 20 % of the cycle to about 7 %;
+//! - elsewhere, two messages' steps interleaved in scalar code: 92 ns a message against 151
+//!   through the crate in a harness, 1.14× the cycle. Four scalar lanes were faster in the
+//!   harness but slower in the engine (their state and words likely spill from the registers).
 //!
-//! Natively only: the wasm package is held under a size ceiling and this is a second MD5 (how
-//! V8's code would run it was not measured). Held to the `md-5` crate's digests by a proptest.
+//! (BENCHMARKS.md "Native engine → Twelfth session" and "Thirteenth session".) Natively only: the
+//! wasm package is held under a size ceiling and this is a second MD5. Held to the `md-5`
+//! crate's digests by a proptest, every path on this machine.
 
 /// Per-step shift amounts, by round.
 const SHIFTS: [[u32; 4]; 4] = [
@@ -90,34 +93,53 @@ const K: [u32; 64] = [
 
 const INIT: [u32; 4] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
 
-/// The MD5 of each input, into `out` (as long as `inputs`).
+#[cfg(target_arch = "x86_64")]
+mod wide;
+
+/// The MD5 of each input, into `out` (as long as `inputs`): sixteen at a time in AVX-512
+/// registers where the CPU has them (`wide`), otherwise two at a time.
 pub(crate) fn md5_each(inputs: &[&[u8]], out: &mut [[u8; 16]]) {
+    #[cfg(target_arch = "x86_64")]
+    if inputs.len() >= wide::MIN_LANES && std::is_x86_feature_detected!("avx512f") {
+        // SAFETY: `wide::md5_each` needs AVX-512F, and the CPU has it (checked just above;
+        // std caches the answer).
+        unsafe { wide::md5_each(inputs, out) };
+        return;
+    }
+    md5_pairs(inputs, out);
+}
+
+/// Two at a time: each pair's steps interleaved, the odd one out alone.
+fn md5_pairs(inputs: &[&[u8]], out: &mut [[u8; 16]]) {
     let mut pairs = inputs.chunks_exact(2);
     let mut outs = out.chunks_exact_mut(2);
     for (pair, o) in (&mut pairs).zip(&mut outs) {
         if let (&[a, b], [oa, ob]) = (pair, o) {
-            [*oa, *ob] = md5_lanes([a, b]);
+            let blocks = [Blocks::new(a), Blocks::new(b)];
+            [*oa, *ob] = finish([INIT; 2], blocks.each_ref(), 0);
         }
     }
     if let (&[a], [oa]) = (pairs.remainder(), outs.into_remainder()) {
-        [*oa] = md5_lanes([a]);
+        [*oa] = finish([INIT], [&Blocks::new(a)], 0);
     }
 }
 
-/// The MD5s of `L` inputs, their blocks compressed side by side while all have one; the rest of
-/// a longer input's blocks alone.
-fn md5_lanes<const L: usize>(inputs: [&[u8]; L]) -> [[u8; 16]; L] {
-    let blocks = inputs.map(Blocks::new);
+/// The MD5s of `L` inputs whose first `from` blocks are in `states`: the blocks all of them
+/// still have are compressed side by side, the rest of a longer input's blocks alone.
+fn finish<const L: usize>(
+    mut states: [[u32; 4]; L],
+    blocks: [&Blocks<'_>; L],
+    from: usize,
+) -> [[u8; 16]; L] {
     let common = blocks.iter().map(|b| b.count).min().unwrap_or(0);
-    let mut states = [INIT; L];
-    for i in 0..common {
+    for i in from..common {
         let these: [[u8; 64]; L] = std::array::from_fn(|l| blocks[l].block(i));
         compress(&mut states, std::array::from_fn(|l| &these[l]));
     }
     let mut out = [[0u8; 16]; L];
-    for ((o, state), b) in out.iter_mut().zip(states).zip(&blocks) {
+    for ((o, state), b) in out.iter_mut().zip(states).zip(blocks) {
         let mut alone = [state];
-        for i in common..b.count {
+        for i in common.max(from)..b.count {
             compress(&mut alone, [&b.block(i)]);
         }
         *o = digest(alone[0]);
@@ -254,9 +276,42 @@ mod tests {
         Md5::digest(data).into()
     }
 
+    type Path = fn(&[&[u8]], &mut [[u8; 16]]);
+
+    /// Every way this module computes digests on this machine: `md5_each` chooses one, so the
+    /// others are called directly. The AVX-512 path is only here on a CPU that has it (these
+    /// machines do).
+    fn paths() -> Vec<(&'static str, Path)> {
+        let mut paths: Vec<(&'static str, Path)> =
+            vec![("md5_each", md5_each), ("pairs", md5_pairs)];
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has AVX-512F, checked just above.
+            paths.push(("avx512", |i, o| unsafe { wide::md5_each(i, o) }));
+        }
+        paths
+    }
+
+    fn check(inputs: &[&[u8]]) -> Result<(), String> {
+        for (name, path) in paths() {
+            let mut out = vec![[0u8; 16]; inputs.len()];
+            path(inputs, &mut out);
+            for (input, digest) in inputs.iter().zip(&out) {
+                if *digest != crate_md5(input) {
+                    return Err(format!(
+                        "{name}: length {} of {:?}",
+                        input.len(),
+                        inputs.iter().map(|i| i.len()).collect::<Vec<_>>()
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Every length where the padding changes shape (55/56/63/64 bytes a block), in batches of
-    /// every size a SendMessageBatch can have, so pairs of unequal block counts and the odd one
-    /// out are both covered.
+    /// every size a SendMessageBatch can have, so pairs of unequal block counts, the odd one
+    /// out and vector lanes that finish in different passes are all covered.
     #[test]
     fn matches_the_crate_at_every_padding_boundary() {
         let data: Vec<u8> = (0..300u32).map(|i| (i * 7 + 3) as u8).collect();
@@ -265,39 +320,61 @@ mod tests {
                 0usize, 1, 54, 55, 56, 57, 63, 64, 65, 119, 120, 127, 128, 200,
             ] {
                 let inputs: Vec<&[u8]> = (0..n).map(|k| &data[..(base + k * 9) % 300]).collect();
+                check(&inputs).unwrap();
+            }
+        }
+    }
+
+    /// One long input among short ones: the vector passes stop when fewer than `MIN_LANES`
+    /// inputs have blocks left, and the long one finishes alone from its lane's state. More
+    /// than sixteen inputs take two vector groups.
+    #[test]
+    fn long_inputs_and_more_than_sixteen() {
+        let long: Vec<u8> = (0..5000u32).map(|i| (i % 251) as u8).collect();
+        let mut inputs: Vec<&[u8]> = vec![&long[..4321], b"a", b"bc", &long[..130], &long[..700]];
+        check(&inputs).unwrap();
+        inputs.extend((0..17).map(|k| &long[..k * 61]));
+        check(&inputs).unwrap();
+    }
+
+    #[test]
+    fn known_vectors() {
+        // RFC 1321's test suite, seven inputs: wide enough for the vector path.
+        let inputs: [(&[u8], &str); 7] = [
+            (b"", "d41d8cd98f00b204e9800998ecf8427e"),
+            (b"a", "0cc175b9c0f1b6a831c399e269772661"),
+            (b"abc", "900150983cd24fb0d6963f7d28e17f72"),
+            (b"message digest", "f96b697d7cb7938d525a2f31aaf161d0"),
+            (
+                b"abcdefghijklmnopqrstuvwxyz",
+                "c3fcd3d76192e4007dfb496cca67e13b",
+            ),
+            (
+                b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+                "d174ab98d277d9f5a5611c2c9f419d9f",
+            ),
+            (
+                b"12345678901234567890123456789012345678901234567890123456789012345678901234567890",
+                "57edf4a22be3c955ac49da2e2107b67a",
+            ),
+        ];
+        let data: Vec<&[u8]> = inputs.iter().map(|(d, _)| *d).collect();
+        for (name, path) in paths() {
+            for n in [2, 7] {
                 let mut out = vec![[0u8; 16]; n];
-                md5_each(&inputs, &mut out);
-                for (input, digest) in inputs.iter().zip(&out) {
-                    assert_eq!(*digest, crate_md5(input), "length {}", input.len());
+                path(&data[..n], &mut out);
+                for ((_, want), got) in inputs.iter().zip(&out) {
+                    assert_eq!(crate::digest::hex16(got).as_str(), *want, "{name}");
                 }
             }
         }
     }
 
-    #[test]
-    fn known_vectors() {
-        // RFC 1321's test suite.
-        let mut out = [[0u8; 16]; 2];
-        md5_each(&[b"", b"abc"], &mut out);
-        assert_eq!(
-            crate::digest::hex16(&out[0]).as_str(),
-            "d41d8cd98f00b204e9800998ecf8427e"
-        );
-        assert_eq!(
-            crate::digest::hex16(&out[1]).as_str(),
-            "900150983cd24fb0d6963f7d28e17f72"
-        );
-    }
-
     proptest! {
         #[test]
-        fn matches_the_crate(inputs in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..400), 1..11)) {
+        fn matches_the_crate(inputs in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..400), 1..21)) {
             let refs: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
-            let mut out = vec![[0u8; 16]; refs.len()];
-            md5_each(&refs, &mut out);
-            for (input, digest) in refs.iter().zip(&out) {
-                prop_assert_eq!(*digest, crate_md5(input));
-            }
+            prop_assert_eq!(check(&refs), Ok(()));
         }
     }
 }
