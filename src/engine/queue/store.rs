@@ -161,7 +161,12 @@ impl Runs {
         let Some(run) = self.run_mut(slot) else {
             return;
         };
-        let i = run.partition_point(|m| m.seq < seq);
+        // Sends append to the newest run: its last message is looked at before a binary search,
+        // which was a fifth of `Queue::insert`'s time.
+        let i = match run.back() {
+            Some(last) if last.seq < seq => run.len(),
+            _ => run.partition_point(|m| m.seq < seq),
+        };
         if i == run.len() && run.len() >= RUN {
             // The usual case, appending to a full run: a new run, so runs end up full.
             let run = self.new_run(msg);
