@@ -6,7 +6,7 @@ use super::journal::RecordKey;
 use super::message::{Message, MessageState};
 use super::queue::{Attempt, Queue, Removal};
 use super::requests::ReceiveMessageRequest;
-use super::responses::{ReceiveMessageResponse, ReceivedMessage};
+use super::responses::{push_with, ReceiveMessageResponse, ReceivedMessage};
 use super::{int_in_range, Engine};
 use crate::digest;
 use crate::error::{invalid_value, SqsError};
@@ -376,7 +376,42 @@ struct Render<'a> {
 
 impl Render<'_> {
     /// One message of the response, with attribute filters applied; `id` is its MessageId.
+    /// Inlined, so that the message is written straight into the response's list (see
+    /// `push_with`); the attributes, which few receives ask for, are rendered apart.
+    #[inline(always)]
     fn message(&self, m: &Message, id: u128) -> ReceivedMessage {
+        let (attributes, md5_of_message_attributes, message_attributes) =
+            if self.wanted.is_empty() && self.req.message_attribute_names.is_none() {
+                Default::default()
+            } else {
+                self.attributes(m)
+            };
+        ReceivedMessage {
+            message_id: uuid_text(id),
+            receipt_handle: self.keys.receipt_handle(Receipt {
+                queue: self.queue,
+                seq: m.seq,
+                serial: m.serial,
+            }),
+            md5_of_body: crate::digest::hex16(&m.body_md5),
+            // Not `to_string()`: on a `Box<str>` that goes through `Display` and the formatter.
+            body: m.body.clone(),
+            attributes,
+            md5_of_message_attributes,
+            message_attributes,
+        }
+    }
+
+    /// The system attributes asked for, and the message attributes the filters select with
+    /// their MD5.
+    fn attributes(
+        &self,
+        m: &Message,
+    ) -> (
+        SortedMap<String, String>,
+        Option<String>,
+        crate::model::MessageAttributes,
+    ) {
         let mut attributes = SortedMap::new();
         if !self.wanted.is_empty() {
             let all = self.wanted.contains(&"All");
@@ -405,20 +440,7 @@ impl Render<'_> {
                     .collect();
             }
         }
-        ReceivedMessage {
-            message_id: uuid_text(id),
-            receipt_handle: self.keys.receipt_handle(Receipt {
-                queue: self.queue,
-                seq: m.seq,
-                serial: m.serial,
-            }),
-            md5_of_body: crate::digest::hex16(&m.body_md5),
-            // Not `to_string()`: on a `Box<str>` that goes through `Display` and the formatter.
-            body: m.body.clone(),
-            attributes,
-            md5_of_message_attributes,
-            message_attributes,
-        }
+        (attributes, md5_of_message_attributes, message_attributes)
     }
 
     fn system_attribute(&self, m: &Message, name: &str) -> Option<String> {
@@ -506,7 +528,7 @@ fn deliver(
         m.visibility_changed = false;
         let is_copy = m.extra().is_some_and(|e| e.duplicate_copy);
         let id = m.id(keys);
-        out.messages.push(render.message(m, id));
+        push_with(out.messages, || render.message(m, id));
         if let Some(d) = out.deliveries.as_deref_mut() {
             d.push((seq, m.serial));
         }
