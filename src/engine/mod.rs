@@ -626,12 +626,6 @@ impl Engine {
     fn sender_id(&self, ctx: &CallContext) -> Option<String> {
         ctx.sender_id.clone()
     }
-
-    fn default_sender_id(&self) -> String {
-        // SQS reports the IAM principal id, not the account id (spec §6.1); without SigV4 there is
-        // no principal, so a stable AIDA-style id derived from the account stands in.
-        format!("AIDA{}", self.config.account_id)
-    }
 }
 
 /// A typed response's JSON text.

@@ -81,10 +81,37 @@ impl JsonResponse for SendMessageResponse {
 /// every entry before any of them runs.
 pub type EntryId = arrayvec::ArrayString<80>;
 
-/// `id` as an [`EntryId`]. Only called with ids that passed `check_batch_shape` (≤ 80 ASCII
-/// characters), so the empty fallback is never taken.
-pub(crate) fn entry_id(id: &str) -> EntryId {
-    EntryId::from(id).unwrap_or_default()
+/// Push a default entry onto `list` and write `id` into its [`EntryId`] there. Only called with
+/// ids that passed `check_batch_shape` (≤ 80 ASCII characters), so the id always fits.
+///
+/// Built in place rather than pushed whole: an `EntryId` made on the stack is a short `memcpy`
+/// of the id's bytes, and copying the whole entry straight after read those bytes back in
+/// 16-byte loads that the CPU cannot forward from the smaller stores (a stall on every entry,
+/// a quarter of DeleteMessageBatch's own time in `perf annotate`).
+pub(crate) fn push_entry<'a, T: Default>(
+    list: &'a mut Vec<T>,
+    id: &str,
+    entry_id: impl FnOnce(&mut T) -> &mut EntryId,
+) -> &'a mut T {
+    let entry = push_with(list, T::default);
+    // Cannot fail for a checked id; an unchecked one too long would leave the id empty, as
+    // `EntryId::from(id).unwrap_or_default()` did.
+    let _ = entry_id(entry).try_push_str(id);
+    entry
+}
+
+/// `list.push(make())`, but with room made first, so that `make`'s value can be written straight
+/// into the list: `push` computes it on the stack and copies it in (a `memcpy` call for
+/// entries of ~200 bytes, once a message).
+pub(crate) fn push_with<T>(list: &mut Vec<T>, make: impl FnOnce() -> T) -> &mut T {
+    let at = list.len();
+    if cfg!(target_arch = "wasm32") {
+        // Size over speed there: `extend`'s code for each entry type is larger than `push`'s.
+        list.push(make());
+    } else {
+        list.extend(std::iter::once_with(make));
+    }
+    &mut list[at]
 }
 
 /// One `Successful` entry of SendMessageBatch: the entry's `Id` and what SendMessage answers.

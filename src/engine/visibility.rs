@@ -6,7 +6,7 @@ use super::message::MessageState;
 use super::queue::Removal;
 use super::requests::{ReceiptBatchRequest, ReceiptRequest};
 use super::responses::{
-    entry_id, BatchResponse, BatchResultEntry, BatchResultErrorEntry, EmptyResponse,
+    push_entry, BatchResponse, BatchResultEntry, BatchResultErrorEntry, EmptyResponse,
 };
 use super::send::check_batch_shape;
 use super::Engine;
@@ -202,7 +202,11 @@ impl Engine {
         for entry in entries {
             let id = entry.id.as_deref().unwrap_or_default();
             match one(self, uid, now, entry) {
-                Ok(()) => out.successful.push(BatchResultEntry { id: entry_id(id) }),
+                Ok(()) => {
+                    push_entry(&mut out.successful, id, |e: &mut BatchResultEntry| {
+                        &mut e.id
+                    });
+                }
                 Err(e) => out.failed.push(BatchResultErrorEntry::new(id, &e)),
             }
         }
