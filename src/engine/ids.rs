@@ -94,17 +94,18 @@ impl IdKeys {
         [v.h1, v.h2]
     }
 
-    /// The MAC of a handle's first 21 bytes (its version, then `receipt`'s fields big-endian),
-    /// by the version: SipHash-1-3 (`SipHasher13::finish`) in version 1, rapidhash v3 nano in
-    /// version 2; `None` for any other. It tells a handle this engine minted from a mistyped,
-    /// truncated or foreign one; the queue, sequence and serial it names are checked against the
-    /// engine's state after that.
-    fn handle_mac(&self, version: u8, receipt: Receipt) -> Option<u64> {
-        match version {
-            HANDLE_VERSION => Some(self.rapid_handle_mac(receipt)),
+    /// The MAC of a handle's first 21 bytes, by the handle's version: SipHash-1-3
+    /// (`SipHasher13::finish`) in version 1, rapidhash v3 nano in version 2; `None` for any
+    /// other. It tells a handle this engine minted from a mistyped, truncated or foreign one;
+    /// the queue, sequence and serial it names are checked against the engine's state after that.
+    fn handle_mac(&self, bytes: &[u8; RAW_LEN]) -> Option<u64> {
+        match bytes[0] {
+            HANDLE_VERSION => Some(rapidhash_v3_nano_inline::<true, false>(
+                &bytes[..21],
+                &self.rapid_handles,
+            )),
             SIP_HANDLE_VERSION => {
-                let bytes = handle_bytes(version, receipt);
-                let word = |at: usize| crate::words::word_at(&bytes, at).unwrap_or_default();
+                let word = |at: usize| crate::words::word_at(bytes, at).unwrap_or_default();
                 // The same hash as one write of all 21 bytes (the hasher is a stream); whole
                 // words take its short-write path, cheaper than the general `write`'s
                 // buffering for so few bytes.
@@ -118,12 +119,23 @@ impl IdKeys {
         }
     }
 
-    /// `rapidhash_v3_nano_inline::<true, false>` of a version 2 handle's 21 bytes, computed from
-    /// the fields rather than read from the bytes: every handle minted or read had its bytes
-    /// just stored one field at a time, and the hash's word loads across those stores waited
-    /// for them (store forwarding fails), 38 % of the MAC's samples. These are the crate's
-    /// steps for an input of 17 to 32 bytes (`rapidhash_nano_core`): its little-endian words
-    /// at 0, 8, 5 and 13, taken apart from the big-endian fields. A test holds it to the crate.
+    /// `handle_mac` of the handle of `version` naming `r`. Natively a version 2 MAC is computed
+    /// from the fields: the bytes were just stored one field at a time, and the hash's word
+    /// loads across those stores waited for them (store forwarding fails), 38 % of the MAC's
+    /// samples. In the wasm this was +0.2 KB and no faster, so there the bytes are hashed.
+    fn handle_mac_of(&self, version: u8, r: Receipt) -> Option<u64> {
+        #[cfg(not(target_arch = "wasm32"))]
+        if version == HANDLE_VERSION {
+            return Some(self.rapid_handle_mac(r));
+        }
+        self.handle_mac(&handle_bytes(version, r))
+    }
+
+    /// `rapidhash_v3_nano_inline::<true, false>` of a version 2 handle's 21 bytes, taken from the
+    /// fields: the crate's steps for an input of 17 to 32 bytes (`rapidhash_nano_core`), its
+    /// little-endian words at 0, 8, 5 and 13 put together from the big-endian fields. A test
+    /// holds it to the crate.
+    #[cfg(not(target_arch = "wasm32"))]
     fn rapid_handle_mac(&self, r: Receipt) -> u64 {
         const LEN: u64 = 21;
         let mix = |a: u64, b: u64| {
@@ -155,7 +167,7 @@ impl IdKeys {
 
     fn receipt_handle_of_version(&self, receipt: Receipt, version: u8) -> ReceiptHandleText {
         let mut bytes = handle_bytes(version, receipt);
-        let mac = self.handle_mac(version, receipt).unwrap_or_default();
+        let mac = self.handle_mac_of(version, receipt).unwrap_or_default();
         bytes[21..29].copy_from_slice(&mac.to_be_bytes());
         let mut text = [0u8; HANDLE_LEN];
         text[..HANDLE_PREFIX.len()].copy_from_slice(HANDLE_PREFIX.as_bytes());
@@ -165,6 +177,7 @@ impl IdKeys {
 
     /// Decode a receipt handle; `None` for anything this engine did not mint. Handles of
     /// version 1, minted by earlier builds, stay valid across an upgrade.
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn parse_receipt_handle(&self, handle: &str) -> Option<Receipt> {
         let b64 = handle.strip_prefix(HANDLE_PREFIX)?;
         // Refuses any other length: every handle this engine mints has exactly this one.
@@ -176,7 +189,25 @@ impl IdKeys {
             serial: (w2 >> 24) as u32,
         };
         let mac = w2 << 40 | w3 >> 24;
-        (self.handle_mac((w0 >> 56) as u8, receipt)? == mac).then_some(receipt)
+        (self.handle_mac_of((w0 >> 56) as u8, receipt)? == mac).then_some(receipt)
+    }
+
+    /// The wasm reads the fields from the decoded bytes: the words (above) were +0.2 KB there
+    /// and no faster (BENCHMARKS.md "Native engine → Thirteenth session").
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) fn parse_receipt_handle(&self, handle: &str) -> Option<Receipt> {
+        let b64 = handle.strip_prefix(HANDLE_PREFIX)?;
+        // Refuses any other length: every handle this engine mints has exactly this one.
+        let bytes = crate::base64url::decode::<RAW_LEN>(b64.as_bytes())?;
+        let mac = u64::from_be_bytes(bytes[21..29].try_into().ok()?);
+        if mac != self.handle_mac(&bytes)? {
+            return None;
+        }
+        Some(Receipt {
+            queue: u64::from_be_bytes(bytes[1..9].try_into().ok()?),
+            seq: u64::from_be_bytes(bytes[9..17].try_into().ok()?),
+            serial: u32::from_be_bytes(bytes[17..21].try_into().ok()?),
+        })
     }
 }
 
@@ -380,7 +411,7 @@ mod tests {
                 let bytes = handle_bytes(HANDLE_VERSION, r);
                 let want =
                     rapidhash_v3_nano_inline::<true, false>(&bytes[..21], &keys.rapid_handles);
-                assert_eq!(keys.handle_mac(HANDLE_VERSION, r), Some(want), "{r:?}");
+                assert_eq!(keys.handle_mac_of(HANDLE_VERSION, r), Some(want), "{r:?}");
             }
         }
     }
