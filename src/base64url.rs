@@ -106,28 +106,26 @@ pub(crate) fn decode_words<const N: usize>(text: &[u8]) -> Option<[u64; 4]> {
     }
     let mut words = [0u64; 4];
     let mut filled = 0;
-    // Bits not yet in a word, right-aligned: fewer than 64.
-    let mut pending = 0u64;
+    // Bits not yet in a word, right-aligned; never more than 63 + 24 of them. A u128, so that
+    // every group is the same few instructions and the loop unrolls (with a u64 and a branch
+    // for the group that completes a word it stayed a loop, and reading a handle took twice
+    // as long).
+    let mut pending = 0u128;
     let mut bits = 0u32;
     decode_groups::<N>(text, |value, width| {
-        let value = u64::from(value);
-        if bits + width < 64 {
-            pending = pending << width | value;
-            bits += width;
-            return;
+        pending = pending << width | u128::from(value);
+        bits += width;
+        if bits >= 64 {
+            bits -= 64;
+            if let Some(w) = words.get_mut(filled) {
+                *w = (pending >> bits) as u64;
+            }
+            filled += 1;
         }
-        // `bits` is at least 40 here, so `take` is at most 24 and every shift is in range.
-        let take = 64 - bits;
-        if let Some(w) = words.get_mut(filled) {
-            *w = pending << take | value >> (width - take);
-        }
-        filled += 1;
-        bits = width - take;
-        pending = value & ((1 << bits) - 1);
     })?;
     if bits > 0 {
         if let Some(w) = words.get_mut(filled) {
-            *w = pending << (64 - bits);
+            *w = (pending << (64 - bits)) as u64;
         }
     }
     Some(words)
