@@ -11,7 +11,7 @@
 //! same however few lanes use it. Once fewer than `MIN_LANES` inputs have blocks left, they
 //! finish in pairs (`super::finish`).
 
-use super::{digest, finish, Blocks, INIT, K, SHIFTS};
+use super::{digest, finish, rounds, Blocks, INIT, K, SHIFTS};
 use arrayvec::ArrayVec;
 
 const LANES: usize = 16;
@@ -146,38 +146,7 @@ fn compress(state: &mut [Lanes; 4], words: &[Lanes; 16]) {
             (a, b, c, d) = (d, next, b, c);
         )*};
     }
-    let index_f = |i: usize| i;
-    let index_g = |i: usize| 5 * i + 1;
-    let index_h = |i: usize| 3 * i + 5;
-    let index_i = |i: usize| 7 * i;
-    let f = |x: u32, y: u32, z: u32| (x & y) | (!x & z);
-    let g = |x: u32, y: u32, z: u32| (x & z) | (y & !z);
-    let h = |x: u32, y: u32, z: u32| x ^ y ^ z;
-    let i = |x: u32, y: u32, z: u32| y ^ (x | !z);
-    steps!(
-        0,
-        f,
-        index_f,
-        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
-    );
-    steps!(
-        1,
-        g,
-        index_g,
-        [16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31]
-    );
-    steps!(
-        2,
-        h,
-        index_h,
-        [32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47]
-    );
-    steps!(
-        3,
-        i,
-        index_i,
-        [48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63]
-    );
+    rounds!(steps);
     for (s, x) in state.iter_mut().zip([a, b, c, d]) {
         for (s, x) in s.iter_mut().zip(x) {
             *s = s.wrapping_add(x);
