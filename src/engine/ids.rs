@@ -165,6 +165,16 @@ impl IdKeys {
         self.receipt_handle_of_version(receipt, HANDLE_VERSION)
     }
 
+    /// Natively the whole text is encoded from words: the prefix `AQEB` is the base64 of the
+    /// bytes 1, 1, 1, and after those three bytes every field starts on a 32-bit boundary
+    /// (`handle_words`), so the fields go into the encoder as they are, in registers.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn receipt_handle_of_version(&self, receipt: Receipt, version: u8) -> ReceiptHandleText {
+        let mac = self.handle_mac_of(version, receipt).unwrap_or_default();
+        crate::base64url::encode_words(handle_words(version, receipt, mac))
+    }
+
+    #[cfg(target_arch = "wasm32")]
     fn receipt_handle_of_version(&self, receipt: Receipt, version: u8) -> ReceiptHandleText {
         let mut bytes = handle_bytes(version, receipt);
         let mac = self.handle_mac_of(version, receipt).unwrap_or_default();
@@ -179,17 +189,18 @@ impl IdKeys {
     /// version 1, minted by earlier builds, stay valid across an upgrade.
     #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn parse_receipt_handle(&self, handle: &str) -> Option<Receipt> {
-        let b64 = handle.strip_prefix(HANDLE_PREFIX)?;
-        // Refuses any other length: every handle this engine mints has exactly this one.
-        let [w0, w1, w2, w3] = crate::base64url::decode_words::<RAW_LEN>(b64.as_bytes())?;
-        // Bytes 0 | 1..9 | 9..17 | 17..21 | 21..29: version, queue, sequence, serial, MAC.
+        // The whole text, prefix included (see `handle_words`). Refuses any other length:
+        // every handle this engine mints has exactly this one.
+        let [w0, w1, w2, mac] = crate::base64url::decode_words::<32>(handle.as_bytes())?;
+        if w0 >> 40 != PREFIX_BYTES {
+            return None;
+        }
         let receipt = Receipt {
-            queue: w0 << 8 | w1 >> 56,
-            seq: w1 << 8 | w2 >> 56,
-            serial: (w2 >> 24) as u32,
+            queue: w0 << 32 | w1 >> 32,
+            seq: w1 << 32 | w2 >> 32,
+            serial: w2 as u32,
         };
-        let mac = w2 << 40 | w3 >> 24;
-        (self.handle_mac_of((w0 >> 56) as u8, receipt)? == mac).then_some(receipt)
+        (self.handle_mac_of((w0 >> 32) as u8, receipt)? == mac).then_some(receipt)
     }
 
     /// The wasm reads the fields from the decoded bytes: the words (above) were +0.2 KB there
@@ -212,6 +223,23 @@ impl IdKeys {
 }
 
 /// A handle's first 21 bytes, before its MAC.
+/// A handle's 32 bytes as big-endian words: the prefix's three bytes (`PREFIX_BYTES`), the
+/// version, then the queue, the sequence, the serial and the MAC. The prefix puts each field
+/// on a 32-bit boundary.
+#[cfg(not(target_arch = "wasm32"))]
+fn handle_words(version: u8, r: Receipt, mac: u64) -> [u64; 4] {
+    [
+        PREFIX_BYTES << 40 | u64::from(version) << 32 | r.queue >> 32,
+        r.queue << 32 | r.seq >> 32,
+        r.seq << 32 | u64::from(r.serial),
+        mac,
+    ]
+}
+
+/// The bytes whose base64 is `HANDLE_PREFIX`: 1, 1, 1.
+#[cfg(not(target_arch = "wasm32"))]
+const PREFIX_BYTES: u64 = 0x01_0101;
+
 fn handle_bytes(version: u8, r: Receipt) -> [u8; RAW_LEN] {
     let mut bytes = [0u8; RAW_LEN];
     bytes[0] = version;
@@ -397,6 +425,39 @@ mod tests {
     }
 
     /// The version 2 MAC computed from the fields is the crate's hash of the handle's bytes.
+    #[test]
+    fn the_prefix_is_the_base64_of_its_three_bytes() {
+        use base64::Engine as _;
+        let bytes = PREFIX_BYTES.to_be_bytes();
+        let text = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&bytes[5..]);
+        assert_eq!(text, HANDLE_PREFIX);
+    }
+
+    /// The words' handle is the text minted from the bytes, as the wasm does it.
+    #[test]
+    fn handles_from_words_are_the_texts_from_bytes() {
+        let keys = IdKeys::new(5, "us-east-1");
+        let mut next = xorshift();
+        for _ in 0..2_000 {
+            let r = Receipt {
+                queue: next() >> (next() % 64),
+                seq: next() >> (next() % 64),
+                serial: next() as u32,
+            };
+            for version in [HANDLE_VERSION, SIP_HANDLE_VERSION] {
+                let mut bytes = handle_bytes(version, r);
+                let mac = keys.handle_mac(&bytes).unwrap();
+                bytes[21..29].copy_from_slice(&mac.to_be_bytes());
+                let mut text = HANDLE_PREFIX.as_bytes().to_vec();
+                text.resize(HANDLE_LEN, 0);
+                crate::base64url::encode(&bytes, &mut text[HANDLE_PREFIX.len()..]);
+                let minted = keys.receipt_handle_of_version(r, version);
+                assert_eq!(minted.as_bytes(), &text[..]);
+                assert_eq!(keys.parse_receipt_handle(&minted), Some(r));
+            }
+        }
+    }
+
     #[test]
     fn rapid_handle_macs_are_the_crates_hash_of_the_bytes() {
         let mut next = xorshift();
