@@ -26,9 +26,7 @@ pub type Md5Text = arrayvec::ArrayString<32>;
 
 /// `hex16` of a stored MD5, through one buffer rather than a push per digit.
 pub(crate) fn hex16(bytes: &[u8; 16]) -> Md5Text {
-    let mut out = [0u8; 32];
-    crate::hex::write(bytes, &mut out);
-    crate::hex::ascii_text(&out)
+    crate::hex::hex16(bytes)
 }
 
 /// Lower-case hex SHA-256 of `data`: the content-based deduplication id when given the body's

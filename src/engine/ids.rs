@@ -281,22 +281,7 @@ pub(crate) fn format_uuid(v: u128) -> String {
 
 /// The text of `format_uuid` without allocating: records and responses hold it inline.
 pub(crate) fn uuid_text(v: u128) -> UuidText {
-    let b = v.to_be_bytes();
-    let p = |i: usize| crate::hex::pair(b[i]);
-    let ([a0, a1], [a2, a3], [a4, a5], [a6, a7]) = (p(0), p(1), p(2), p(3));
-    let ([b0, b1], [b2, b3], [c0, c1], [c2, c3]) = (p(4), p(5), p(6), p(7));
-    let ([d0, d1], [d2, d3]) = (p(8), p(9));
-    let ([e0, e1], [e2, e3], [e4, e5]) = (p(10), p(11), p(12));
-    let ([e6, e7], [e8, e9], [ea, eb]) = (p(13), p(14), p(15));
-    // The 8-4-4-4-12 text as one array of its bytes: every byte is given, so nothing is filled
-    // first. In the wasm (opt-level z, bulk memory) a fill and each copy of the text is a call
-    // that V8 runs out of line; a loop into a dash-filled array, then masked and copied, made this
-    // 3.5 % of the package's batched cycle (cpu-prof, named wasm).
-    let text = [
-        a0, a1, a2, a3, a4, a5, a6, a7, b'-', b0, b1, b2, b3, b'-', c0, c1, c2, c3, b'-', d0, d1,
-        d2, d3, b'-', e0, e1, e2, e3, e4, e5, e6, e7, e8, e9, ea, eb,
-    ];
-    crate::hex::ascii_text(&text)
+    crate::hex::uuid_text(v)
 }
 
 /// Parse a UUID string back into its bits (for records).
