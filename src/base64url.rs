@@ -80,7 +80,7 @@ pub(crate) fn encode<const N: usize>(bytes: &[u8; N], out: &mut [u8]) {
 #[inline]
 pub(crate) fn encode_words(words: [u64; 4]) -> ArrayString<{ encoded_len(32) }> {
     #[cfg(target_arch = "x86_64")]
-    if wide::available() {
+    if crate::vbmi::available() {
         let [w0, w1, w2, w3] = words;
         // SAFETY: the CPU has what `wide` needs (checked just above).
         return unsafe { wide::encode_words(w0, w1, w2, w3) };
@@ -141,7 +141,7 @@ pub(crate) fn decode_words<const N: usize>(text: &[u8]) -> Option<[u64; 4]> {
         return None;
     }
     #[cfg(target_arch = "x86_64")]
-    if N == 32 && wide::available() {
+    if N == 32 && crate::vbmi::available() {
         // SAFETY: the CPU has what `wide` needs (checked just above).
         return unsafe { wide::decode_words(text) };
     }
@@ -352,7 +352,7 @@ mod tests {
             ("scalar", decode_words_scalar::<32>),
         ];
         #[cfg(target_arch = "x86_64")]
-        if wide::available() {
+        if crate::vbmi::available() {
             // SAFETY: the CPU has what `wide` needs (checked just above).
             paths.push(("avx512vbmi", |t| unsafe { wide::decode_words(t) }));
         }
@@ -363,7 +363,7 @@ mod tests {
         let mut paths: Vec<(&str, WordEncoder)> =
             vec![("dispatch", encode_words), ("scalar", encode_words_scalar)];
         #[cfg(target_arch = "x86_64")]
-        if wide::available() {
+        if crate::vbmi::available() {
             // SAFETY: as above.
             paths.push(("avx512vbmi", |[a, b, c, d]| unsafe {
                 wide::encode_words(a, b, c, d)
@@ -377,7 +377,7 @@ mod tests {
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn the_vector_paths_are_tested_where_the_cpu_has_them() {
-        let expected = if wide::available() { 3 } else { 2 };
+        let expected = if crate::vbmi::available() { 3 } else { 2 };
         assert_eq!(word_decoders().len(), expected);
         assert_eq!(word_encoders().len(), expected);
     }

@@ -14,7 +14,7 @@ mod wide;
 #[inline]
 pub(crate) fn hex16(bytes: &[u8; 16]) -> ArrayString<32> {
     #[cfg(target_arch = "x86_64")]
-    if wide::available() {
+    if crate::vbmi::available() {
         // SAFETY: the CPU has what `wide` needs (checked just above).
         return unsafe { wide::hex16(u128::from_le_bytes(*bytes)) };
     }
@@ -32,7 +32,7 @@ fn hex16_scalar(bytes: &[u8; 16]) -> ArrayString<32> {
 #[inline]
 pub(crate) fn uuid_text(v: u128) -> ArrayString<36> {
     #[cfg(target_arch = "x86_64")]
-    if wide::available() {
+    if crate::vbmi::available() {
         // SAFETY: the CPU has what `wide` needs (checked just above).
         return unsafe { wide::uuid_text(v) };
     }
@@ -168,7 +168,7 @@ mod tests {
             ("scalar", hex16_scalar, uuid_text_scalar),
         ];
         #[cfg(target_arch = "x86_64")]
-        if wide::available() {
+        if crate::vbmi::available() {
             paths.push((
                 "avx512vbmi",
                 // SAFETY: the CPU has what `wide` needs (checked just above).
@@ -200,7 +200,7 @@ mod tests {
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn the_vector_path_is_tested_where_the_cpu_has_it() {
-        assert_eq!(paths().len(), if wide::available() { 3 } else { 2 });
+        assert_eq!(paths().len(), if crate::vbmi::available() { 3 } else { 2 });
     }
 
     #[test]

@@ -32,6 +32,8 @@ pub mod model;
 pub mod protocol;
 pub mod service;
 pub mod validate;
+#[cfg(all(target_arch = "x86_64", not(target_arch = "wasm32")))]
+mod vbmi;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 mod words;

@@ -13,18 +13,12 @@
 //! Held to the scalar code (itself held to the `base64` crate) by proptests in `super::tests`.
 
 use super::ALPHABET;
+use crate::vbmi::{bytes_of, vector};
 use arrayvec::ArrayString;
 use std::arch::x86_64::*;
 
 /// The symbols of 32 bytes: 10 whole groups and 2 bytes over.
 const SYMBOLS: usize = 43;
-
-/// Whether this CPU has what `encode_words` and `decode_words` need.
-pub(super) fn available() -> bool {
-    std::is_x86_feature_detected!("avx512f")
-        && std::is_x86_feature_detected!("avx512bw")
-        && std::is_x86_feature_detected!("avx512vbmi")
-}
 
 /// For the 32-bit lane of output group `g`: the group's bytes `3g+1, 3g, 3g+2, 3g+1`, the
 /// order `vpmultishiftqb`'s shifts below expect. Groups past the tenth read byte 32 and on,
@@ -58,7 +52,7 @@ const SYMBOL_SHIFTS: i64 = 0x3036_242a_1016_040a;
 /// out of one full-width store for the same reason (copied out of pieces, the copy waited).
 ///
 /// # Safety
-/// Only where `available()`.
+/// Only where `crate::vbmi::available()`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 pub(super) fn encode_words(w0: u64, w1: u64, w2: u64, w3: u64) -> ArrayString<SYMBOLS> {
     let [w0, w1, w2, w3] = [w0, w1, w2, w3].map(|w| w.swap_bytes() as i64);
@@ -111,7 +105,7 @@ const GATHER_BYTES: [u8; 64] = {
 /// `super::decode_words::<32>(text)`.
 ///
 /// # Safety
-/// Only where `available()`.
+/// Only where `crate::vbmi::available()`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 pub(super) fn decode_words(text: &[u8]) -> Option<[u64; 4]> {
     if text.len() != SYMBOLS {
@@ -132,23 +126,9 @@ pub(super) fn decode_words(text: &[u8]) -> Option<[u64; 4]> {
     (invalid == 0 && spare & 0xff == 0).then_some([w0, w1, w2, w3])
 }
 
-/// A table as a register.
-#[inline(always)]
-fn vector(bytes: [u8; 64]) -> __m512i {
-    // SAFETY: both are 64 bytes of plain data, any bit pattern valid.
-    unsafe { std::mem::transmute(bytes) }
-}
-
-/// A register's 64 bytes.
-#[inline(always)]
-fn bytes_of(v: __m512i) -> [u8; 64] {
-    // SAFETY: as in `vector`.
-    unsafe { std::mem::transmute(v) }
-}
-
 /// A register's eight 64-bit lanes.
 #[inline(always)]
 fn words_of(v: __m512i) -> [u64; 8] {
-    // SAFETY: as in `vector`.
+    // SAFETY: 64 bytes of plain data, any bit pattern valid.
     unsafe { std::mem::transmute(v) }
 }

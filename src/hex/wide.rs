@@ -5,15 +5,9 @@
 //! place's nibble, and a second permute looks the digits up; a third places a MessageId's
 //! dashes. Held to the scalar code by tests in `super::tests`.
 
+use crate::vbmi::{bytes_of, vector};
 use arrayvec::ArrayString;
 use std::arch::x86_64::*;
-
-/// Whether this CPU has what this module needs.
-pub(super) fn available() -> bool {
-    std::is_x86_feature_detected!("avx512f")
-        && std::is_x86_feature_detected!("avx512bw")
-        && std::is_x86_feature_detected!("avx512vbmi")
-}
 
 /// Place `p` holds byte `p / 2`, once for each of its digits; places past 32 read byte 63,
 /// which is zero (the input is zero-extended).
@@ -71,7 +65,7 @@ fn digits(bytes: u128) -> __m512i {
 /// `hex::write` of the 16 bytes `bytes` holds little-endian, as text.
 ///
 /// # Safety
-/// Only where `available()`.
+/// Only where `crate::vbmi::available()`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 pub(super) fn hex16(bytes: u128) -> ArrayString<32> {
     text(digits(bytes))
@@ -80,7 +74,7 @@ pub(super) fn hex16(bytes: u128) -> ArrayString<32> {
 /// The 8-4-4-4-12 text of `v` (its most significant byte first).
 ///
 /// # Safety
-/// Only where `available()`.
+/// Only where `crate::vbmi::available()`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 pub(super) fn uuid_text(v: u128) -> ArrayString<36> {
     let placed = _mm512_permutexvar_epi8(vector(UUID_PLACES), digits(v.swap_bytes()));
@@ -95,17 +89,9 @@ pub(super) fn uuid_text(v: u128) -> ArrayString<36> {
 /// without waiting (from several narrower stores it would wait for them to finish).
 #[inline(always)]
 fn text<const N: usize>(v: __m512i) -> ArrayString<N> {
-    // SAFETY: a register's 64 bytes, any bit pattern valid.
-    let all: [u8; 64] = unsafe { std::mem::transmute(v) };
+    let all = bytes_of(v);
     let ascii = all.get(..N).unwrap_or_default();
     // SAFETY: every byte came from `DIGITS` or is a dash, so ASCII.
     let text = unsafe { std::str::from_utf8_unchecked(ascii) };
     ArrayString::from(text).unwrap_or_default()
-}
-
-/// A table as a register.
-#[inline(always)]
-fn vector(bytes: [u8; 64]) -> __m512i {
-    // SAFETY: both are 64 bytes of plain data, any bit pattern valid.
-    unsafe { std::mem::transmute(bytes) }
 }
