@@ -410,6 +410,16 @@ mod tests {
     }
 
     /// The version 2 MAC computed from the fields is the crate's hash of the handle's bytes.
+    /// A receipt whose queue and sequence have any number of significant bits, so that every
+    /// byte of a handle's fields is exercised.
+    fn receipt_of_any_size(next: &mut impl FnMut() -> u64) -> Receipt {
+        Receipt {
+            queue: next() >> (next() % 64),
+            seq: next() >> (next() % 64),
+            serial: next() as u32,
+        }
+    }
+
     #[test]
     fn the_prefix_is_the_base64_of_its_three_bytes() {
         use base64::Engine as _;
@@ -424,11 +434,7 @@ mod tests {
         let keys = IdKeys::new(5, "us-east-1");
         let mut next = xorshift();
         for _ in 0..2_000 {
-            let r = Receipt {
-                queue: next() >> (next() % 64),
-                seq: next() >> (next() % 64),
-                serial: next() as u32,
-            };
+            let r = receipt_of_any_size(&mut next);
             for version in [HANDLE_VERSION, SIP_HANDLE_VERSION] {
                 let mut bytes = handle_bytes(version, r);
                 let mac = keys.handle_mac(&bytes).unwrap();
@@ -449,11 +455,7 @@ mod tests {
         for seed in 0..20 {
             let keys = IdKeys::new(seed, "us-east-1");
             for _ in 0..500 {
-                let r = Receipt {
-                    queue: next() >> (next() % 64),
-                    seq: next() >> (next() % 64),
-                    serial: next() as u32,
-                };
+                let r = receipt_of_any_size(&mut next);
                 let bytes = handle_bytes(HANDLE_VERSION, r);
                 let want =
                     rapidhash_v3_nano_inline::<true, false>(&bytes[..21], &keys.rapid_handles);
