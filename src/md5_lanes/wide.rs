@@ -14,7 +14,7 @@
 use super::{digest, finish, rounds, Blocks, INIT, K, SHIFTS};
 use arrayvec::ArrayVec;
 
-const LANES: usize = 16;
+pub(super) const LANES: usize = 16;
 
 /// Below this many inputs with blocks left, the rest finish in the scalar code. In a harness a
 /// pass over sixteen lanes took about 160 ns, a pair's blocks side by side ~200 and one block
@@ -22,7 +22,7 @@ const LANES: usize = 16;
 pub(super) const MIN_LANES: usize = 2;
 
 /// One 32-bit word per lane.
-type Lanes = [u32; LANES];
+pub(super) type Lanes = [u32; LANES];
 
 /// The MD5 of each input, into `out` (as long as `inputs`), sixteen inputs at a time.
 ///
@@ -31,13 +31,31 @@ type Lanes = [u32; LANES];
 #[target_feature(enable = "avx512f")]
 pub(super) fn md5_each(inputs: &[&[u8]], out: &mut [[u8; 16]]) {
     for (inputs, out) in inputs.chunks(LANES).zip(out.chunks_mut(LANES)) {
-        md5_sixteen(inputs, out);
+        md5_sixteen(inputs, out, compress);
     }
 }
 
-/// At most sixteen inputs.
-#[target_feature(enable = "avx512f")]
-fn md5_sixteen(inputs: &[&[u8]], out: &mut [[u8; 16]]) {
+/// `md5_each` where the CPU has AVX2 but not AVX-512 (AMD's Zen 2 and 3 among them): the same
+/// sixteen lanes, each step two 256-bit registers' worth, so two independent chains.
+///
+/// # Safety
+/// Only on a CPU with AVX2 (`is_x86_feature_detected!("avx2")`).
+#[target_feature(enable = "avx2")]
+pub(super) fn md5_each_avx2(inputs: &[&[u8]], out: &mut [[u8; 16]]) {
+    for (inputs, out) in inputs.chunks(LANES).zip(out.chunks_mut(LANES)) {
+        // The closure inherits this function's AVX2, which `avx2::compress` needs.
+        md5_sixteen(inputs, out, |s, w| super::avx2::compress(s, w));
+    }
+}
+
+/// At most sixteen inputs, each pass's block into `compress`. Inlined into each entry above so
+/// that it is compiled with that entry's vector features.
+#[inline(always)]
+fn md5_sixteen(
+    inputs: &[&[u8]],
+    out: &mut [[u8; 16]],
+    compress: impl Fn(&mut [Lanes; 4], &[Lanes; 16]),
+) {
     let counts: ArrayVec<usize, LANES> = inputs.iter().map(|i| block_count(i.len())).collect();
     let mut state: [Lanes; 4] = INIT.map(|word| [word; LANES]);
     let mut pass = 0;
@@ -130,7 +148,9 @@ fn each(x: &Lanes, y: &Lanes, z: &Lanes, f: impl Fn(u32, u32, u32) -> u32) -> La
 }
 
 /// One block into each lane's state; `words[i][lane]` is word `i` of that lane's block.
-#[target_feature(enable = "avx512f")]
+/// LLVM makes these arrays `zmm` registers where AVX-512 is enabled; with only AVX2 it left
+/// them scalar (no vector rotate there), hence `super::avx2`.
+#[inline(always)]
 fn compress(state: &mut [Lanes; 4], words: &[Lanes; 16]) {
     let [mut a, mut b, mut c, mut d] = *state;
     // Written out for each of the 64 steps, so that every shift, constant and word index is a
