@@ -204,3 +204,88 @@ fn add_permission_over_the_policy_quotas_is_over_limit() {
     );
     assert_eq!(e.shape(), "OverLimit");
 }
+
+/// A policy document of exactly `bytes` bytes, padded in its `Id` with two-byte characters so
+/// that the quota is seen to count bytes, not characters.
+fn policy_of(bytes: usize) -> String {
+    let frame = r#"{"Version":"2012-10-17","Id":"","Statement":[]}"#;
+    let room = bytes - frame.len();
+    let pad = format!("{}{}", "é".repeat(room / 2), "a".repeat(room % 2));
+    let p = frame.replace(r#""Id":"""#, &format!(r#""Id":"{pad}""#));
+    assert_eq!(p.len(), bytes);
+    p
+}
+
+#[test]
+fn a_policy_over_8192_bytes_is_over_limit() {
+    let mut h = Sqs::new();
+    let url = h.create("big", json!({}));
+    let at_limit = policy_of(8_192);
+    h.set_attrs(&url, json!({"Policy": at_limit}));
+    assert_eq!(h.attr(&url, "Policy").unwrap(), at_limit);
+    for over in [policy_of(8_193), policy_of(8_194)] {
+        let e = h.err_unchanged(
+            &url,
+            "SetQueueAttributes",
+            json!({"QueueUrl": url, "Attributes": {"Policy": over}}),
+        );
+        assert_err(
+            &e,
+            "OverLimit",
+            "Submitted policy is over max allowed size.",
+        );
+        assert_eq!(e.http_status(), 403);
+        let e = h.err(
+            "CreateQueue",
+            json!({"QueueName": "fresh", "Attributes": {"Policy": over}}),
+        );
+        assert_err(
+            &e,
+            "OverLimit",
+            "Submitted policy is over max allowed size.",
+        );
+    }
+    assert_eq!(
+        h.err("GetQueueUrl", json!({"QueueName": "fresh"})).shape(),
+        "QueueDoesNotExist"
+    );
+}
+
+#[test]
+fn add_permission_that_grows_the_policy_past_8192_bytes_is_over_limit() {
+    // Within the statement and principal quotas, 80-character labels and seven actions per
+    // statement make the policy outgrow its byte quota first.
+    let mut h = Sqs::new();
+    let url = h.create("grow", json!({}));
+    let actions = [
+        "SendMessage",
+        "ReceiveMessage",
+        "DeleteMessage",
+        "ChangeMessageVisibility",
+        "GetQueueAttributes",
+        "GetQueueUrl",
+        "ListDeadLetterSourceQueues",
+    ];
+    let request = |i: usize| {
+        json!({"QueueUrl": url, "Label": format!("{i:0>80}"), "Actions": actions,
+               "AWSAccountIds": ["111111111111", "222222222222"]})
+    };
+    let mut added = 0;
+    while h.call("AddPermission", request(added)).is_ok() {
+        added += 1;
+        assert!(h.attr(&url, "Policy").unwrap().len() <= 8_192);
+    }
+    assert!(
+        added < 20,
+        "the byte quota, not the statement quota, refused"
+    );
+    let before = h.attr(&url, "Policy");
+    let e = h.err_unchanged(&url, "AddPermission", request(added));
+    assert_err(
+        &e,
+        "OverLimit",
+        "Submitted policy is over max allowed size.",
+    );
+    assert_eq!(e.http_status(), 403);
+    assert_eq!(h.attr(&url, "Policy"), before);
+}

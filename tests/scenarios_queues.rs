@@ -507,6 +507,10 @@ fn numeric_attribute_ranges() {
             (hi + 1).to_string(),
             "abc".into(),
             "1.5".into(),
+            format!(" {lo}"),
+            format!("{hi} "),
+            format!("{lo}\n"),
+            String::new(),
         ] {
             let e = h.err_unchanged(
                 &url,

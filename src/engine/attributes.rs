@@ -207,13 +207,29 @@ pub(crate) struct QueueAttributes {
 }
 
 fn parse_int(name: &str, value: &str, min: u32, max: u32) -> Result<u32, SqsError> {
+    // Not trimmed: AWS parses the attribute text as it came (a Java-style integer parse), so
+    // " 30" or "30\n" is not a value of the attribute. Chosen, not recorded against AWS.
     value
-        .trim()
         .parse::<i64>()
         .ok()
         .filter(|v| (min as i64..=max as i64).contains(v))
         .map(|v| v as u32)
         .ok_or_else(|| invalid_attribute_value(name))
+}
+
+/// Bytes in a queue policy ([DOC] quotas-policies.html, spec §4.18 / §12).
+pub(crate) const MAX_POLICY_BYTES: usize = 8_192;
+
+/// The policy size quota, for a policy set directly and for one AddPermission grows. The code
+/// follows AddPermission's documented OverLimit for the policy quotas ([MODEL]); the text was not
+/// recorded against AWS.
+pub(crate) fn check_policy_size(policy: &str) -> Result<(), SqsError> {
+    if policy.len() > MAX_POLICY_BYTES {
+        return Err(SqsError::OverLimit(
+            "Submitted policy is over max allowed size.".into(),
+        ));
+    }
+    Ok(())
 }
 
 fn parse_bool(name: &str, value: &str) -> Result<bool, SqsError> {
@@ -296,6 +312,7 @@ impl QueueAttributes {
                     if value.is_empty() {
                         next.policy = None;
                     } else {
+                        check_policy_size(value)?;
                         let v: serde_json::Value = serde_json::from_str(value)
                             .map_err(|_| invalid_attribute_value(name))?;
                         if !v.is_object() {

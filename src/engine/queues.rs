@@ -567,8 +567,10 @@ impl Engine {
         statement.insert("Resource".into(), Value::String(arn));
         statements.push(Value::Object(statement));
         policy["Statement"] = Value::Array(statements);
+        let text = super::json_out::value_text(&policy);
+        super::attributes::check_policy_size(&text)?;
         let q = self.queue_mut(uid)?;
-        q.attrs.policy = Some(super::json_out::value_text(&policy));
+        q.attrs.policy = Some(text);
         q.modified_at = now;
         self.journal.touch(RecordKey::Queue(uid));
         Ok(empty())
