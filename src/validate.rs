@@ -203,10 +203,53 @@ fn check_attribute_name(name: &str) -> Result<(), SqsError> {
 
 /// Whether `s` is a decimal number as SQS's `Number` type accepts it: an optional sign, digits with
 /// an optional fraction (either side of the point may be empty, not both), and an optional
-/// exponent. This is the grammar of Java's `BigDecimal`, which the SQS docs describe the type by
-/// (38 digits, 10^-128..10^+126); the precision and range limits are not enforced because AWS's
-/// behaviour at those edges was not recorded.
+/// exponent (the grammar of Java's `BigDecimal`), within the documented limits (spec §5.1: "up
+/// to 38 digits of precision, range 10^-128 … 10^+126"). AWS's answer at those edges was not
+/// recorded; the documented limits are enforced with the same error as a value that does not
+/// parse, since SQS could not store it as its Number type either way.
 fn is_number(s: &str) -> bool {
+    is_number_text(s) && number_within_limits(s)
+}
+
+/// The documented precision and range of SQS's Number: at most 38 significant digits once
+/// leading and trailing zeroes are removed ("Amazon SQS removes leading and trailing zeroes"),
+/// and a magnitude of zero or between 10^-128 and 10^126 inclusive. `s` already parses.
+fn number_within_limits(s: &str) -> bool {
+    const MAX_DIGITS: usize = 38;
+    let s = s.strip_prefix(['+', '-']).unwrap_or(s);
+    let (mantissa, exponent) = s.split_once(['e', 'E']).unwrap_or((s, "0"));
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let int = int.trim_start_matches('0');
+    let digits: String = [int, frac].concat();
+    let leading_zeroes = digits.len() - digits.trim_start_matches('0').len();
+    let significant = digits.trim_matches('0');
+    if significant.is_empty() {
+        return true; // zero, however it is written
+    }
+    if significant.len() > MAX_DIGITS {
+        return false;
+    }
+    // An exponent too long for i64 is far outside the range in either direction.
+    let Ok(exponent) = exponent.parse::<i64>() else {
+        return false;
+    };
+    // The power of ten of the first significant digit: the value lies in [10^lead, 10^(lead+1)).
+    let Some(lead) = i64::try_from(int.len())
+        .ok()
+        .and_then(|n| i64::try_from(leading_zeroes).ok().map(|z| n - 1 - z))
+        .and_then(|l| l.checked_add(exponent))
+    else {
+        return false;
+    };
+    match lead {
+        l if l < -128 => false,
+        l if l < 126 => true,
+        126 => significant == "1", // exactly 10^126
+        _ => false,
+    }
+}
+
+fn is_number_text(s: &str) -> bool {
     let s = s.strip_prefix(['+', '-']).unwrap_or(s);
     let (mantissa, exponent) = match s.split_once(['e', 'E']) {
         Some((m, e)) => (m, Some(e)),

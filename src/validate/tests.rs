@@ -311,6 +311,45 @@ fn number_values_must_parse() {
             "{bad:?}"
         );
     }
+    // The documented limits (spec §5.1): 38 significant digits, 10^-128 ..= 10^126.
+    let digits38 = "1".repeat(38);
+    for ok in [
+        digits38.clone(),
+        format!("000{digits38}000"),
+        format!("0.000{digits38}"),
+        format!("-{digits38}"),
+        "1e126".into(),
+        "-1E+126".into(),
+        "1e-128".into(),
+        "0.01e-126".into(),
+        "9.99e125".into(),
+        "0e999999999999999999999".into(),
+        "0.000".into(),
+    ] {
+        assert_eq!(
+            validate_message_attributes(&one("Age", s("Number", &ok))),
+            Ok(()),
+            "{ok:?}"
+        );
+    }
+    for bad in [
+        "1".repeat(39),
+        format!("{digits38}.1"),
+        "1.1e126".into(),
+        "1e127".into(),
+        "2e126".into(),
+        "9e-129".into(),
+        "0.001e-126".into(),
+        "1e99999999999999999999".into(),
+        "1e-99999999999999999999".into(),
+        "1e9223372036854775807".into(),
+    ] {
+        assert_eq!(
+            ipv(validate_message_attributes(&one("Age", s("Number", &bad)))),
+            "Can't cast the value of message (user) attribute 'Age' to a number.",
+            "{bad:?}"
+        );
+    }
     // Custom Number types parse too; custom String types do not.
     assert!(validate_message_attributes(&one("Age", s("Number.int", "abc"))).is_err());
     assert_eq!(
