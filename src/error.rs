@@ -11,8 +11,9 @@ pub enum SqsError {
     /// The queue named by `QueueUrl` / `QueueName` does not exist.
     #[error("The specified queue does not exist.")]
     QueueDoesNotExist,
-    /// CreateQueue with an existing name and a different value for a supplied attribute.
-    #[error("A queue already exists with the same name and a different value for attribute {0}")]
+    /// CreateQueue with an existing name and a different value for a supplied attribute or
+    /// different tags. Carries the whole message (see `queue_name_exists`).
+    #[error("{0}")]
     QueueNameExists(String),
     /// CreateQueue within 60 s of deleting a queue of the same name.
     #[error("You must wait 60 seconds after deleting a queue before you can create another with the same name.")]
@@ -263,6 +264,13 @@ fn invalid_value_of(value: &dyn std::fmt::Display, parameter: &str, reason: &str
 /// `InvalidAttributeValue` for an attribute whose value is out of range or malformed.
 pub fn invalid_attribute_value(name: &str) -> SqsError {
     SqsError::InvalidAttributeValue(format!("Invalid value for the parameter {name}."))
+}
+
+/// `QueueNameExists` for a CreateQueue whose supplied attribute differs from the queue's (spec §3.4).
+pub fn queue_name_exists(attribute: &str) -> SqsError {
+    SqsError::QueueNameExists(format!(
+        "A queue already exists with the same name and a different value for attribute {attribute}"
+    ))
 }
 
 /// `InvalidAttributeName` for an attribute the queue does not know.

@@ -224,6 +224,78 @@ fn create_is_idempotent_comparing_only_supplied_attributes() {
 }
 
 #[test]
+fn create_with_tags_must_match_the_queues_tags() {
+    let mut h = Sqs::new();
+    let msg = "A queue already exists with the same name and different tags";
+    let url = h.create("tagged", json!({}));
+    // A queue without tags and supplied tags differ (Bogdanp/dramatiq_sqs#13).
+    let e = h.err(
+        "CreateQueue",
+        json!({"QueueName": "tagged", "tags": {"team": "a"}}),
+    );
+    assert_err(&e, "QueueNameExists", msg);
+    assert_eq!(e.query_code(), "QueueAlreadyExists");
+    assert_eq!(e.http_status(), 400);
+    h.ok(
+        "TagQueue",
+        json!({"QueueUrl": url, "Tags": {"team": "a", "env": "dev"}}),
+    );
+    // The whole set is compared: a subset, another value or an extra tag is a difference.
+    for tags in [
+        json!({"team": "a"}),
+        json!({"team": "b", "env": "dev"}),
+        json!({"team": "a", "env": "dev", "x": "y"}),
+    ] {
+        let e = h.err("CreateQueue", json!({"QueueName": "tagged", "tags": tags}));
+        assert_err(&e, "QueueNameExists", msg);
+    }
+    let r = h.ok(
+        "CreateQueue",
+        json!({"QueueName": "tagged", "tags": {"env": "dev", "team": "a"}}),
+    );
+    assert_eq!(r["QueueUrl"], url.as_str());
+    // No tags supplied: the existing URL, whatever its tags.
+    assert_eq!(h.create("tagged", json!({})), url);
+    let r = h.ok("ListQueueTags", json!({"QueueUrl": url}));
+    assert_eq!(r["Tags"], json!({"team": "a", "env": "dev"}));
+}
+
+#[test]
+fn create_compares_fifo_attributes_like_any_other() {
+    let mut h = Sqs::new();
+    let url = h.create_fifo("cmp.fifo", json!({"ContentBasedDeduplication": "true"}));
+    let same = json!({"QueueName": "cmp.fifo", "Attributes": {"FifoQueue": "true", "ContentBasedDeduplication": "true"}});
+    assert_eq!(h.ok("CreateQueue", same)["QueueUrl"], url.as_str());
+    for (name, value) in [
+        ("ContentBasedDeduplication", "false"),
+        ("DeduplicationScope", "messageGroup"),
+    ] {
+        let e = h.err(
+            "CreateQueue",
+            json!({"QueueName": "cmp.fifo", "Attributes": {"FifoQueue": "true", name: value}}),
+        );
+        assert_err(
+            &e,
+            "QueueNameExists",
+            &format!("A queue already exists with the same name and a different value for attribute {name}"),
+        );
+    }
+    // The supplied attributes are validated as a whole before they are compared.
+    let e = h.err(
+        "CreateQueue",
+        json!({"QueueName": "cmp.fifo", "Attributes": {"FifoQueue": "true", "FifoThroughputLimit": "perMessageGroupId"}}),
+    );
+    assert_err(
+        &e,
+        "InvalidAttributeValue",
+        "Invalid value for the parameter FifoThroughputLimit. Reason: perMessageGroupId is only valid when DeduplicationScope is messageGroup.",
+    );
+    // Defaults that were never set compare equal to what was supplied.
+    let defaults = json!({"QueueName": "cmp.fifo", "Attributes": {"FifoQueue": "true", "DeduplicationScope": "queue", "FifoThroughputLimit": "perQueue"}});
+    assert_eq!(h.ok("CreateQueue", defaults)["QueueUrl"], url.as_str());
+}
+
+#[test]
 fn counters_never_cause_a_create_mismatch() {
     let mut h = Sqs::new();
     let url = h.create("c", json!({"VisibilityTimeout": "40"}));

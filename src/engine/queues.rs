@@ -7,7 +7,7 @@ use super::queue::{Queue, Removal};
 use super::requests::*;
 use super::{Engine, QUEUE_REUSE_WAIT_MS};
 use crate::context::CallContext;
-use crate::error::{invalid_value, unknown_attribute, SqsError};
+use crate::error::{invalid_value, queue_name_exists, unknown_attribute, SqsError};
 use crate::events::EventKind;
 use crate::validate;
 use base64::Engine as _;
@@ -47,12 +47,23 @@ impl Engine {
             for (k, _) in pairs() {
                 if k == "FifoQueue" {
                     if q.attrs.fifo != fifo {
-                        return Err(SqsError::QueueNameExists(k.to_string()));
+                        return Err(queue_name_exists(k));
                     }
                     continue;
                 }
                 if next.get(k) != q.attrs.get(k) {
-                    return Err(SqsError::QueueNameExists(k.to_string()));
+                    return Err(queue_name_exists(k));
+                }
+            }
+            // Supplied tags must equal the queue's tags, all of them, even when the queue has
+            // none: real SQS refuses the create rather than re-tagging (Bogdanp/dramatiq_sqs#13,
+            // awslabs/amazon-sqs-java-temporary-queues-client#70 report QueueNameExists; spec
+            // §3.4 notes no emulator compares them). The message text was not recorded.
+            if let Some(tags) = req.tags.as_ref().filter(|t| !t.is_empty()) {
+                if *tags != q.tags {
+                    return Err(SqsError::QueueNameExists(
+                        "A queue already exists with the same name and different tags".into(),
+                    ));
                 }
             }
             return Ok(one_str("QueueUrl", &self.url(ctx, &name)));
