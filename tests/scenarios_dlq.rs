@@ -375,6 +375,48 @@ fn move_task_errors() {
 }
 
 #[test]
+fn at_most_100_move_tasks_run_at_once_in_an_account() {
+    let mut h = Sqs::new();
+    let start = |h: &mut Sqs, i: usize| {
+        h.call(
+            "StartMessageMoveTask",
+            json!({"SourceArn": Sqs::arn(&format!("dlq{i}")), "DestinationArn": Sqs::arn(&format!("src{i}")),
+                   "MaxNumberOfMessagesPerSecond": 1}),
+        )
+    };
+    for i in 0..=100 {
+        let dlq = h.create(&format!("dlq{i}"), json!({}));
+        h.create(
+            &format!("src{i}"),
+            json!({"RedrivePolicy": redrive(&format!("dlq{i}"), 1)}),
+        );
+        // Two messages at one a second: the task moves one at once and is still running.
+        h.send(&dlq, "a");
+        h.send(&dlq, "b");
+    }
+    for i in 0..100 {
+        start(&mut h, i).expect("within the quota");
+    }
+    let e = h.err(
+        "StartMessageMoveTask",
+        json!({"SourceArn": Sqs::arn("dlq100"), "DestinationArn": Sqs::arn("src100")}),
+    );
+    assert_err(
+        &e,
+        "InvalidParameterValueException",
+        "There are already 100 tasks running. Only 100 active tasks are allowed for an account at a given time.",
+    );
+    assert!(tasks(&mut h, &Sqs::arn("dlq100"), None).is_empty());
+    // A task that ends frees its place.
+    let handle = tasks(&mut h, &Sqs::arn("dlq0"), None)[0]["TaskHandle"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    h.ok("CancelMessageMoveTask", json!({"TaskHandle": handle}));
+    start(&mut h, 100).expect("a place was freed");
+}
+
+#[test]
 fn move_task_moves_at_the_given_rate_driven_by_the_clock() {
     let (mut h, src, dlq) = filled_dlq(6);
     let dest = h.create("dest", json!({}));

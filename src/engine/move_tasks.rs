@@ -17,6 +17,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeSet;
 
+/// Move tasks running at once in one account (spec §11.3).
+const MAX_RUNNING_TASKS: usize = 100;
+
 /// The rate when the caller names none ("system-chosen" on AWS).
 const DEFAULT_RATE: u32 = 500;
 const STEP_MS: u64 = 1000;
@@ -134,6 +137,13 @@ impl Engine {
                 "There is already a task running. Only one active task is allowed for a source queue arn at a given time."
                     .into(),
             ));
+        }
+        // "Max 100 active tasks per account" (spec §11.3, §12). The text follows the
+        // one-per-source message above; AWS's was not recorded.
+        if self.tasks.iter().filter(|t| t.status == "RUNNING").count() >= MAX_RUNNING_TASKS {
+            return Err(SqsError::InvalidParameterValue(format!(
+                "There are already {MAX_RUNNING_TASKS} tasks running. Only {MAX_RUNNING_TASKS} active tasks are allowed for an account at a given time."
+            )));
         }
         let to_move = self.queue(source)?.visible as u64;
         let id = self.next_task;
