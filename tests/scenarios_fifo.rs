@@ -531,6 +531,21 @@ fn receive_request_attempt_id_returns_the_same_messages_and_handles() {
 }
 
 #[test]
+fn an_empty_answer_under_an_attempt_id_is_not_replayed() {
+    let (mut h, url) = fifo(json!({}));
+    let attempt = json!({"MaxNumberOfMessages": 10, "ReceiveRequestAttemptId": "try-1"});
+    assert!(h.receive_with(&url, attempt.clone()).is_empty());
+    h.send_fifo(&url, "g", "1", "m1");
+    let a = h.receive_with(&url, attempt.clone());
+    assert_eq!(bodies(&a), vec!["m1"]);
+    // From here the attempt id names that answer and replays it.
+    h.send_fifo(&url, "h", "2", "n1");
+    let b = h.receive_with(&url, attempt);
+    assert_eq!(bodies(&b), vec!["m1"]);
+    assert_eq!(handle(&b[0]), handle(&a[0]));
+}
+
+#[test]
 fn receive_request_attempt_id_is_not_retryable_after_a_delete() {
     let (mut h, url) = fifo(json!({}));
     h.send_fifo(&url, "g", "1", "m1");

@@ -87,6 +87,9 @@ impl Engine {
             }
         }
         // A FIFO receive with an attempt id remembers what it delivered, by sequence and serial.
+        // An empty answer is not remembered: the attempt id exists so that a retry after a lost
+        // answer gets the messages that answer held (spec §8.5), and an empty one held none, so a
+        // retry receives afresh and takes what has arrived since. Chosen; AWS not recorded.
         let mut deliveries = attempt_id.is_some().then(Vec::new);
         let messages = self.receive(uid, now, &plan, req, deliveries.as_mut())?;
         if let (Some(id), Some(deliveries)) = (attempt_id, deliveries) {
