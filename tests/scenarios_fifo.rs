@@ -312,6 +312,33 @@ fn zero_visibility_receive_leaves_the_group_unlocked() {
 }
 
 #[test]
+fn a_zero_visibility_fifo_handle_is_expired_at_once() {
+    // The receive leaves the message visible at once (spec §7.2 ✔), so its window has already
+    // ended: on a FIFO queue the handle is refused even in the same millisecond, as a handle
+    // whose timeout ran out is (§7.3), and the message is not deleted.
+    let (mut h, url) = fifo(json!({}));
+    h.send_fifo(&url, "g", "1", "m1");
+    let got = h.receive_with(&url, json!({"VisibilityTimeout": 0}));
+    let expired = format!(
+        "Value {} for parameter ReceiptHandle is invalid. Reason: The receipt handle has expired.",
+        handle(&got[0])
+    );
+    let e = h.err_unchanged(
+        &url,
+        "DeleteMessage",
+        json!({"QueueUrl": url, "ReceiptHandle": handle(&got[0])}),
+    );
+    assert_err(&e, "InvalidParameterValueException", &expired);
+    let e = h.err_unchanged(
+        &url,
+        "ChangeMessageVisibility",
+        json!({"QueueUrl": url, "ReceiptHandle": handle(&got[0]), "VisibilityTimeout": 10}),
+    );
+    assert_err(&e, "InvalidParameterValueException", &expired);
+    assert_eq!(bodies(&h.receive(&url, 1)), vec!["m1"]);
+}
+
+#[test]
 fn empty_groups_do_not_block_the_queue() {
     let (mut h, url) = fifo(json!({}));
     h.send_fifo(&url, "g1", "1", "a");
