@@ -122,6 +122,41 @@ fn twelve_hour_cap_is_counted_from_the_receive() {
 }
 
 #[test]
+fn twelve_hour_cap_refuses_reaching_exactly_twelve_hours() {
+    // With no time elapsed, 43,200 s would end the window exactly twelve hours after the
+    // receive, which AWS refuses (awsdocs/amazon-sqs-developer-guide#40, aws/aws-sdk-net#794);
+    // one second less is inside the limit.
+    let (mut h, url) = setup(json!({}));
+    h.send(&url, "x");
+    let rh = handle(&h.receive(&url, 1)[0]);
+    let e = h.change_visibility(&url, &rh, 43_200).unwrap_err();
+    assert_eq!(e.shape(), "InvalidParameterValueException");
+    h.change_visibility(&url, &rh, 43_199).unwrap();
+    h.advance_secs(43_198);
+    assert!(h.receive(&url, 1).is_empty(), "43,199 s applied");
+    h.advance_secs(1);
+    assert_eq!(h.receive(&url, 1).len(), 1);
+}
+
+#[test]
+fn receive_with_twelve_hours_then_change_counts_from_that_receive() {
+    // A receive may ask for the whole 43,200 s; a change one second later then has 43,199 s
+    // of the twelve hours left, so it may ask for 43,198 s at most.
+    let (mut h, url) = setup(json!({}));
+    h.send(&url, "x");
+    let got = h.receive_with(&url, json!({"VisibilityTimeout": 43_200}));
+    let rh = handle(&got[0]);
+    h.advance_secs(1);
+    let e = h.change_visibility(&url, &rh, 43_199).unwrap_err();
+    assert_err(
+        &e,
+        "InvalidParameterValueException",
+        "Value 43199 for parameter VisibilityTimeout is invalid. Reason: Total VisibilityTimeout for the message is beyond the limit [43200 seconds].",
+    );
+    h.change_visibility(&url, &rh, 43_198).unwrap();
+}
+
+#[test]
 fn visibility_timeout_out_of_range_on_receive_and_change() {
     let (mut h, url) = setup(json!({}));
     h.send(&url, "x");

@@ -234,6 +234,20 @@ mod tests {
         );
         assert!(convert("ChangeMessageVisibility", "VisibilityTimeout=1.5").is_err());
         assert!(convert("ListQueues", "MaxResults=99999999999999999999").is_err());
+        // The integer grammar is the text as sent: no spaces (a form's `+` or `%20`), no
+        // other bases, nothing after the digits; a sign is part of an integer.
+        for bad in ["+5+", "%205", "5%20", "0x5", "5e0", "", "5.0"] {
+            let form = format!("MaxNumberOfMessages={bad}");
+            assert!(convert("ReceiveMessage", &form).is_err(), "{bad:?}");
+        }
+        assert_eq!(
+            convert(
+                "ReceiveMessage",
+                "MaxNumberOfMessages=-0&VisibilityTimeout=%2B7"
+            )
+            .unwrap(),
+            json!({"MaxNumberOfMessages": 0, "VisibilityTimeout": 7})
+        );
     }
 
     #[test]
