@@ -216,35 +216,52 @@ fn is_number(s: &str) -> bool {
 /// and a magnitude of zero or between 10^-128 and 10^126 inclusive. `s` already parses.
 fn number_within_limits(s: &str) -> bool {
     const MAX_DIGITS: usize = 38;
-    let s = s.strip_prefix(['+', '-']).unwrap_or(s);
-    let (mantissa, exponent) = s.split_once(['e', 'E']).unwrap_or((s, "0"));
-    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let int = int.trim_start_matches('0');
-    let digits: String = [int, frac].concat();
-    let leading_zeroes = digits.len() - digits.trim_start_matches('0').len();
-    let significant = digits.trim_matches('0');
-    if significant.is_empty() {
-        return true; // zero, however it is written
+    let s = s.strip_prefix(['+', '-']).unwrap_or(s).as_bytes();
+    let (mantissa, exponent) = match s.iter().position(|&b| b == b'e' || b == b'E') {
+        Some(at) => (&s[..at], &s[at + 1..]),
+        None => (s, &b"0"[..]),
+    };
+    // Bytes, not `str` patterns or a joined `String`: the same walk in the wasm is smaller.
+    let point = mantissa.iter().position(|&b| b == b'.');
+    // The first and last non-zero digits, counted among the digits (the point skipped).
+    let (mut seen, mut first, mut last, mut leading) = (0usize, None, 0usize, 0u8);
+    for &b in mantissa.iter().filter(|&&b| b != b'.') {
+        if b != b'0' {
+            if first.is_none() {
+                first = Some(seen);
+                leading = b;
+            }
+            last = seen;
+        }
+        seen += 1;
     }
-    if significant.len() > MAX_DIGITS {
+    let Some(first) = first else {
+        return true; // zero, however it is written
+    };
+    if last - first + 1 > MAX_DIGITS {
         return false;
     }
     // An exponent too long for i64 is far outside the range in either direction.
-    let Ok(exponent) = exponent.parse::<i64>() else {
-        return false;
-    };
-    // The power of ten of the first significant digit: the value lies in [10^lead, 10^(lead+1)).
-    let Some(lead) = i64::try_from(int.len())
+    let Some(exponent) = std::str::from_utf8(exponent)
         .ok()
-        .and_then(|n| i64::try_from(leading_zeroes).ok().map(|z| n - 1 - z))
-        .and_then(|l| l.checked_add(exponent))
+        .and_then(|e| e.parse::<i64>().ok())
     else {
         return false;
     };
+    // The power of ten of the first significant digit: the value lies in [10^lead, 10^(lead+1)).
+    let int_len = point.unwrap_or(mantissa.len());
+    let Some(lead) = i64::try_from(int_len)
+        .ok()
+        .zip(i64::try_from(first).ok())
+        .and_then(|(n, f)| (n - 1 - f).checked_add(exponent))
+    else {
+        return false;
+    };
+    let significant_is_one = last == first && leading == b'1';
     match lead {
         l if l < -128 => false,
         l if l < 126 => true,
-        126 => significant == "1", // exactly 10^126
+        126 => significant_is_one, // exactly 10^126
         _ => false,
     }
 }

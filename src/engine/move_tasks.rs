@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeSet;
 
-/// Move tasks running at once in one account (spec §11.3).
+/// Move tasks running at once in one account (spec §11.3); the refusal's text spells it out.
 const MAX_RUNNING_TASKS: usize = 100;
 
 /// The rate when the caller names none ("system-chosen" on AWS).
@@ -141,9 +141,10 @@ impl Engine {
         // "Max 100 active tasks per account" (spec §11.3, §12). The text follows the
         // one-per-source message above; AWS's was not recorded.
         if self.tasks.iter().filter(|t| t.status == "RUNNING").count() >= MAX_RUNNING_TASKS {
-            return Err(SqsError::InvalidParameterValue(format!(
-                "There are already {MAX_RUNNING_TASKS} tasks running. Only {MAX_RUNNING_TASKS} active tasks are allowed for an account at a given time."
-            )));
+            return Err(SqsError::InvalidParameterValue(
+                "There are already 100 tasks running. Only 100 active tasks are allowed for an account at a given time."
+                    .into(),
+            ));
         }
         let to_move = self.queue(source)?.visible as u64;
         let id = self.next_task;
