@@ -257,15 +257,7 @@ fn add_permission_that_grows_the_policy_past_8192_bytes_is_over_limit() {
     // statement make the policy outgrow its byte quota first.
     let mut h = Sqs::new();
     let url = h.create("grow", json!({}));
-    let actions = [
-        "SendMessage",
-        "ReceiveMessage",
-        "DeleteMessage",
-        "ChangeMessageVisibility",
-        "GetQueueAttributes",
-        "GetQueueUrl",
-        "ListDeadLetterSourceQueues",
-    ];
+    let actions = &GRANTABLE_ACTIONS[..7];
     let request = |i: usize| {
         json!({"QueueUrl": url, "Label": format!("{i:0>80}"), "Actions": actions,
                "AWSAccountIds": ["111111111111", "222222222222"]})

@@ -925,16 +925,7 @@ fn add_and_remove_permission() {
 fn add_permission_with_more_than_seven_actions_is_over_limit() {
     let mut h = Sqs::new();
     let url = h.create("perm8", json!({}));
-    let actions = [
-        "SendMessage",
-        "ReceiveMessage",
-        "DeleteMessage",
-        "ChangeMessageVisibility",
-        "GetQueueAttributes",
-        "GetQueueUrl",
-        "ListDeadLetterSourceQueues",
-        "PurgeQueue",
-    ];
+    let actions = GRANTABLE_ACTIONS;
     let e = h.err_unchanged(
         &url,
         "AddPermission",

@@ -12,6 +12,17 @@ use wasq::{CallContext, EngineConfig, Service, SqsError};
 pub const T0: u64 = 1_700_000_000_000;
 pub const ACCOUNT: &str = "000000000000";
 pub const REGION: &str = "us-east-1";
+/// Eight distinct actions AddPermission can grant: one more than a statement may hold.
+pub const GRANTABLE_ACTIONS: [&str; 8] = [
+    "SendMessage",
+    "ReceiveMessage",
+    "DeleteMessage",
+    "ChangeMessageVisibility",
+    "GetQueueAttributes",
+    "GetQueueUrl",
+    "ListDeadLetterSourceQueues",
+    "PurgeQueue",
+];
 
 pub struct Sqs {
     pub svc: Service,
