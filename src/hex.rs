@@ -7,10 +7,12 @@
 use arrayvec::ArrayString;
 
 #[cfg(all(target_arch = "x86_64", not(target_arch = "wasm32")))]
+mod ssse3;
+#[cfg(all(target_arch = "x86_64", not(target_arch = "wasm32")))]
 mod wide;
 
 /// The lower-case hex of `bytes`, as text: a stored MD5's. In one register (`wide`) on a CPU
-/// with AVX-512 VBMI.
+/// with AVX-512 VBMI, else in two (`ssse3`) on any x86-64 CPU of the last twenty years.
 #[inline]
 pub(crate) fn hex16(bytes: &[u8; 16]) -> ArrayString<32> {
     #[cfg(target_arch = "x86_64")]
@@ -18,9 +20,17 @@ pub(crate) fn hex16(bytes: &[u8; 16]) -> ArrayString<32> {
         // SAFETY: the CPU has what `wide` needs (checked just above).
         return unsafe { wide::hex16(u128::from_le_bytes(*bytes)) };
     }
+    #[cfg(target_arch = "x86_64")]
+    if ssse3::available() {
+        // SAFETY: the CPU has what `ssse3` needs (checked just above).
+        return unsafe { ssse3::hex16(bytes) };
+    }
     hex16_scalar(bytes)
 }
 
+// Out of line: inlined, it made the dispatching function save five registers before it looked
+// at the CPU, on every call that then took a vector path.
+#[inline(never)]
 fn hex16_scalar(bytes: &[u8; 16]) -> ArrayString<32> {
     let mut out = [0u8; 32];
     write(bytes, &mut out);
@@ -28,13 +38,18 @@ fn hex16_scalar(bytes: &[u8; 16]) -> ArrayString<32> {
 }
 
 /// The 8-4-4-4-12 lower-case hex text of `v` (a MessageId), most significant byte first. In
-/// one register (`wide`) on a CPU with AVX-512 VBMI.
+/// one register (`wide`) on a CPU with AVX-512 VBMI, else in two (`ssse3`).
 #[inline]
 pub(crate) fn uuid_text(v: u128) -> ArrayString<36> {
     #[cfg(target_arch = "x86_64")]
     if crate::vbmi::available() {
         // SAFETY: the CPU has what `wide` needs (checked just above).
         return unsafe { wide::uuid_text(v) };
+    }
+    #[cfg(target_arch = "x86_64")]
+    if ssse3::available() {
+        // SAFETY: the CPU has what `ssse3` needs (checked just above).
+        return unsafe { ssse3::uuid_text(v) };
     }
     uuid_text_scalar(v)
 }
@@ -57,6 +72,8 @@ pub(crate) fn pair(b: u8) -> [u8; 2] {
     PAIRS[usize::from(b)]
 }
 
+// Out of line for the reason `hex16_scalar` is.
+#[inline(never)]
 fn uuid_text_scalar(v: u128) -> ArrayString<36> {
     let b = v.to_be_bytes();
     let p = |i: usize| pair(b[i]);
@@ -176,6 +193,15 @@ mod tests {
                 |v| unsafe { wide::uuid_text(v) },
             ));
         }
+        #[cfg(target_arch = "x86_64")]
+        if ssse3::available() {
+            paths.push((
+                "ssse3",
+                // SAFETY: the CPU has what `ssse3` needs (checked just above).
+                |b| unsafe { ssse3::hex16(b) },
+                |v| unsafe { ssse3::uuid_text(v) },
+            ));
+        }
         paths
     }
 
@@ -195,12 +221,41 @@ mod tests {
         }
     }
 
-    /// Where the machine has AVX-512 VBMI the test above holds the vector code to `format!`;
-    /// this says whether it did.
+    /// Where the machine has AVX-512 VBMI or SSSE3 the test above holds that vector code to
+    /// `format!`; this says whether it did.
     #[test]
     #[cfg(target_arch = "x86_64")]
-    fn the_vector_path_is_tested_where_the_cpu_has_it() {
-        assert_eq!(paths().len(), if crate::vbmi::available() { 3 } else { 2 });
+    fn the_vector_paths_are_tested_where_the_cpu_has_them() {
+        let names: Vec<&str> = paths().iter().map(|p| p.0).collect();
+        assert_eq!(names.contains(&"avx512vbmi"), crate::vbmi::available());
+        assert_eq!(names.contains(&"ssse3"), ssse3::available());
+    }
+
+    /// The digits' edges (0, 9, a, f in each nibble) and the dashes' neighbours, where a
+    /// shuffle index one off would show.
+    #[test]
+    fn every_path_writes_nibble_edges_and_dash_neighbours() {
+        for v in [
+            0u128,
+            u128::MAX,
+            0x0123_4567_89ab_cdef_fedc_ba98_7654_3210,
+            0x9a9a_a9a9 << 64 | 0xf0f0_0f0f,
+        ] {
+            let b = format!("{v:032x}");
+            let uuid = format!(
+                "{}-{}-{}-{}-{}",
+                &b[..8],
+                &b[8..12],
+                &b[12..16],
+                &b[16..20],
+                &b[20..]
+            );
+            let hex: String = v.to_le_bytes().iter().map(|x| format!("{x:02x}")).collect();
+            for (path, hex16, uuid_text) in paths() {
+                assert_eq!(uuid_text(v).as_str(), uuid, "{path}");
+                assert_eq!(hex16(&v.to_le_bytes()).as_str(), hex, "{path}");
+            }
+        }
     }
 
     #[test]
