@@ -50,6 +50,16 @@ fn send_batch_whole_request_errors() {
             {"Id": "b", "MessageBody": "3"}, {"Id": "a", "MessageBody": "4"}]}),
     );
     assert_err(&e, "BatchEntryIdsNotDistinct", "Id b repeated.");
+    // Ids as long as each other and ending alike are still distinct (the check compares length
+    // and last byte first), and so are ids that differ only in case.
+    let r = h.ok(
+        "SendMessageBatch",
+        json!({"QueueUrl": url, "Entries": [
+            {"Id": "xa", "MessageBody": "1"}, {"Id": "ya", "MessageBody": "2"},
+            {"Id": "Xa", "MessageBody": "3"}, {"Id": "a", "MessageBody": "4"}]}),
+    );
+    assert_eq!(r["Successful"].as_array().map(Vec::len), Some(4));
+    h.ok("PurgeQueue", json!({"QueueUrl": url}));
     let long = "i".repeat(81);
     for bad in ["", "invalid:id", long.as_str()] {
         let e = h.err_unchanged(

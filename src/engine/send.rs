@@ -410,23 +410,23 @@ pub(super) fn check_batch_shape<'a>(
     for id in list {
         validate::validate_batch_entry_id(id.unwrap_or_default())?;
     }
-    for (j, id) in list.iter().enumerate() {
-        if let Some(id) = id {
-            if list[..j]
-                .iter()
-                .flatten()
-                .any(|earlier| same_id(earlier, id))
-            {
+    // Each id's length and last byte as one number: ids of one batch are usually as long as
+    // each other and differ at the end (`e0` … `e9`), so the 45 pairs compare numbers held in
+    // registers, and only ids whose numbers match are compared in full. Comparing the strings'
+    // lengths and last bytes pair by pair loaded both from memory every time: 1 % of a batched
+    // cycle's samples (perf, seventeenth session).
+    let mut keys = [0u32; 10];
+    for (key, id) in keys.iter_mut().zip(list) {
+        let id = id.unwrap_or_default().as_bytes();
+        *key = (id.len() as u32) << 8 | u32::from(id.last().copied().unwrap_or_default());
+    }
+    for j in 1..n {
+        for i in 0..j {
+            if keys[i] == keys[j] && list[i] == list[j] {
+                let id = list[j].unwrap_or_default();
                 return Err(SqsError::BatchEntryIdsNotDistinct(id.to_string()));
             }
         }
     }
     Ok(())
-}
-
-/// String equality that looks at the length and the last byte before comparing the rest: ids
-/// of one batch are usually as long as each other and differ at the end (`e0` … `e9`), and a
-/// `memcmp` call for each of the 45 pairs was a visible share of a batch.
-fn same_id(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.as_bytes().last() == b.as_bytes().last() && a == b
 }
