@@ -516,6 +516,28 @@ test("Back and Forward step through scenario steps, queue choices and actions; c
   await embedded.context().close();
 });
 
+test("time passed after a scenario step leaves the scenario as written: Back and Restart replay it", async () => {
+  const page = await openPage(browser, server.url, "?scenario=visibility&step=1");
+  const clock = () => page.textContent("#clock-now");
+  await page.click("#scenario-next"); // "15 seconds pass": the step's last action is ["t", 15000]
+  await settled(page);
+  assert.equal(await clock(), "+00:15.000");
+  await page.click('button[data-step="1000"]');
+  await settled(page);
+  assert.equal(await clock(), "+00:16.000");
+  await travel(page, "back");
+  assert.equal(await clock(), "+00:15.000");
+  await page.click("#scenario-restart");
+  await settled(page);
+  for (let i = 0; i < 2; i++) {
+    await page.click("#scenario-next");
+    await settled(page);
+  }
+  assert.equal(await clock(), "+00:15.000");
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
 test("“to next deadline” onto a heartbeat runs the heartbeat (no “in 0 s” deadline left behind)", async () => {
   const page = await openPage(browser, server.url, "?scenario=twelve-hours&step=1");
   await page.click("#consumer-0 .held li .hb");
