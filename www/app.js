@@ -1,5 +1,6 @@
 // Wires the page: loads the package, builds a Playground from the URL (a scenario step or an action
-// log), and re-renders after every action and every clock step.
+// log), re-renders after every action and every clock step, and keeps the URL and the browser's
+// history in step with what the reader did (Back and Forward replay the state an entry names).
 
 import { loadWasq } from "./loader.js";
 import { Playground } from "./playground.js";
@@ -133,7 +134,7 @@ function act(action) {
     leaveScenarioIfNeeded();
     await pg.apply(action);
     render();
-    updateUrl();
+    updateUrl("push");
   });
 }
 
@@ -160,18 +161,20 @@ async function runStep(step) {
   showError($("#scenario-error"), unexpected);
 }
 
-function startScenario(id, upTo = 0) {
+/** `how`: what it does to the history (see updateUrl); a reader picking a scenario pushes. */
+function startScenario(id, upTo = 0, how = "push") {
   return serial(async () => {
     const def = scenarioById(id);
     fresh();
+    // Back/Forward can land here from a scenario, whose name the picker would otherwise keep.
+    $("#scenario-select").value = def ? id : "";
     // "— free play —": leave the scenario, or its caption, Next button and URL outlive its queue.
-    if (!def) { scenario = null; render(); updateUrl(); return; }
+    if (!def) { scenario = null; render(); updateUrl(how); return; }
     scenario = { def, step: 0 };
-    $("#scenario-select").value = id;
     // Step 0 (the setup) always runs: `step=-1` must not leave the caption over an empty page.
     for (let s = 0; s <= Math.max(0, Math.min(upTo, def.steps.length - 1)); s++) await runStep(s);
     render();
-    updateUrl();
+    updateUrl(how);
   });
 }
 
@@ -180,7 +183,7 @@ function nextStep() {
     if (!scenario || scenario.step + 1 >= scenario.def.steps.length) return;
     await runStep(scenario.step + 1);
     render();
-    updateUrl();
+    updateUrl("push");
     // The step's caption (what just happened, what to look at) and the Next button at the top,
     // the lanes below them: scrolling the lanes into view instead hid both above the fold. Only
     // this document scrolls (never an embedding page, as scrollIntoView would).
@@ -199,7 +202,7 @@ function step(ms) {
   return serial(async () => {
     leaveScenarioIfNeeded();
     await pg.passTime(ms);
-    updateUrl();
+    updateUrl("time");
   });
 }
 
@@ -208,13 +211,14 @@ function leaveScenarioIfNeeded() {
   if (scenario) scenario.diverged = true;
 }
 
-function setPlaying(on) {
+/** `write: false` when Back/Forward stopped it: the entry being restored is already right. */
+function setPlaying(on, { write = true } = {}) {
   playing = on;
   const b = $("#play");
   b.setAttribute("aria-pressed", String(on));
   b.textContent = on ? "❚❚ Pause" : "▶ Play";
   if (on) requestAnimationFrame(frame);
-  else updateUrl();
+  else if (write) updateUrl("time");
 }
 
 let lastFrame = null;
@@ -263,19 +267,51 @@ function stateUrl() {
   return `${location.pathname}${q ? `?${q}` : ""}`;
 }
 
-function updateUrl() {
+// The query string of the state on the page, as last written to or restored from the address:
+// a history move that lands on the same one (the skip link's #lanes, say) has nothing to replay.
+let shownSearch = location.search;
+// Back/Forward moves whose replay has not begun: work queued before one (a frame of play, a
+// click) still finishes on the state being left, and must not write that state over the entry.
+let leaving = 0;
+
+/**
+ * Bring the address up to date with the page, so that copying it links to this situation, and
+ * make Back and Forward step through what the reader did:
+ * - "push": a new history entry; for each reader action, scenario picked and scenario step.
+ * - "time": the clock moved (a time button, or a pause after playing). Consecutive moves make
+ *   one entry, as the log makes them one `["t", ms]`: Back goes to before the time passed, not
+ *   one click of +1 s at a time.
+ * - "replace": the entry stays, its address updated (a link's state normalized on load).
+ * - "keep": Back/Forward restored this entry's state; its address is left as it is. (Rewriting
+ *   it would write over whichever entry is current by the time the replay finishes.)
+ */
+function updateUrl(how) {
   if (playing) return; // rewritten when paused, not sixty times a second
+  if (leaving > 0) return; // the state is about to be replaced by the one Back/Forward went to
   const url = stateUrl();
-  history.replaceState(null, "", url);
   $("#permalink").href = url;
+  if (how === "keep") return;
+  const kind = how === "time" ? "time" : "step";
+  const search = new URL(url, location.href).search;
+  // Embedded (?embed), entries would join the embedding page's history, and its reader's Back
+  // would step through the playground instead of leaving the docs page: the address only changes.
+  const newEntry = !params.has("embed") && search !== location.search &&
+    (how === "push" || (how === "time" && history.state?.kind !== "time"));
+  if (newEntry) history.pushState({ kind }, "", url);
+  else history.replaceState({ kind: how === "replace" ? history.state?.kind ?? kind : kind }, "", url);
+  shownSearch = search;
 }
 
-async function restoreFromUrl() {
-  const id = params.get("scenario");
-  if (id && scenarioById(id)) return startScenario(id, Number(params.get("step")) || 0);
-  const log = params.get("log");
+/** Rebuild the page from a query string: a scenario step, an action log or nothing. */
+async function restoreFrom(search, how) {
+  shownSearch = search;
+  const query = new URLSearchParams(search);
+  const id = query.get("scenario");
+  if (id && scenarioById(id)) return startScenario(id, Number(query.get("step")) || 0, how);
+  const log = query.get("log");
   if (log) {
     await serial(async () => {
+      scenario = null; // Back from a scenario to a log: its caption and its URL go with it
       fresh();
       let actions = [];
       let unreadable = false;
@@ -287,8 +323,9 @@ async function restoreFromUrl() {
       for (const a of actions) {
         try { await pg.apply(a); } catch { skipped++; }
       }
+      $("#scenario-select").value = "";
       render();
-      updateUrl();
+      updateUrl(how);
       if (unreadable || skipped) {
         const p = $("#load-error");
         p.hidden = false;
@@ -299,7 +336,12 @@ async function restoreFromUrl() {
     });
     return;
   }
-  await serial(async () => fresh());
+  await serial(async () => {
+    scenario = null;
+    $("#scenario-select").value = "";
+    fresh();
+    updateUrl(how);
+  });
 }
 
 // --- wiring ---------------------------------------------------------------------------------
@@ -368,6 +410,16 @@ function wire() {
     else act(["b", pg.selected, Array.from({ length: count }, (_, i) => ({ ...m, body: `${m.body} ${i + 1}`, ...(m.dedup ? { dedup: `${m.dedup}-${i + 1}` } : {}) }))]);
   });
 
+  // Back and Forward: the engine cannot run backwards, so the entry's state is replayed from its
+  // URL, as a link to it would be. Playing stops: the reader went somewhere else in time.
+  window.addEventListener("popstate", () => {
+    if (location.search === shownSearch) return;
+    if (playing) setPlaying(false, { write: false });
+    leaving++;
+    serial(() => { leaving--; });
+    restoreFrom(location.search, "keep");
+  });
+
   document.addEventListener("keydown", (ev) => {
     if (ev.target.closest("input, select, textarea") || ev.ctrlKey || ev.metaKey || ev.altKey) return;
     // A focused button (the one just clicked, typically) keeps Space for itself; n and . still work.
@@ -390,7 +442,7 @@ async function main() {
     throw e;
   }
   wire();
-  await restoreFromUrl();
+  await restoreFrom(location.search, "replace");
   const api = {
     get engine() { return pg.engine; },
     get clock() { return pg.clock; },

@@ -381,7 +381,10 @@ export class Playground {
     ms = Math.round(ms);
     if (ms <= 0) return;
     const last = this.log[this.log.length - 1];
-    if (last && last[0] === "t") last[1] += ms;
+    // A new entry, not `last[1] += ms`: the last one can be a scenario step's own action
+    // (scenarios.js), and time added to it made every later replay of that step (Restart, Back
+    // and Forward, a link to the step) run longer than the scenario says.
+    if (last && last[0] === "t") this.log[this.log.length - 1] = ["t", last[1] + ms];
     else this.log.push(["t", ms]);
     await this.advance(ms);
     this.changed();

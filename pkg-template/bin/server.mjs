@@ -3,11 +3,12 @@
 //
 // Everything SQS (both protocols, SigV4, errors, long polling, request ids, queue URLs from the
 // Host header) happens in the Rust protocol layer and the Engine wrapper; this file only moves
-// bytes, bounds the body it is willing to hold, routes the non-SQS paths (page, package,
-// health) and shuts down in an order that leaves storage consistent.
+// bytes, bounds the bodies it is willing to hold (each one, and all at once), routes the non-SQS
+// paths (page, package, health) and shuts down in an order that leaves storage consistent.
 
 import { createServer } from "node:http";
 import { protocolOptions, flatLookup, serve } from "../src/http.js";
+import { errorResponse } from "../worker/wire.js";
 import { serveFile } from "./static.mjs";
 
 /**
@@ -19,7 +20,25 @@ import { serveFile } from "./static.mjs";
  */
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
+/**
+ * The default bound on request-body bytes held at once across every connection. The per-request
+ * limit alone lets N clients make the server hold N × 8 MiB; 64 MiB is eight of the largest
+ * bodies at once, far more than SQS traffic (1 MiB batches) needs, and small next to a machine.
+ */
+export const DEFAULT_MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
+
 const EMPTY = Buffer.alloc(0);
+
+/**
+ * What a body over the limit is answered from without reading it: the protocol layer refuses by
+ * length, so it must see `limit + 1` bytes. One zeroed buffer, made on first use and only ever
+ * read, instead of one per refused request (concurrent refusals would each have held 8 MiB).
+ */
+let tooLargeBody = null;
+function tooLarge(limit) {
+  if (tooLargeBody?.length !== limit + 1) tooLargeBody = Buffer.alloc(limit + 1);
+  return tooLargeBody;
+}
 
 /** How long the rest of a refused oversized body is drained before the connection is cut. */
 const DRAIN_MS = 10_000;
@@ -31,6 +50,65 @@ class ShutdownError extends Error {
   }
 }
 
+/** The client hung up (or the connection broke) before its body was complete. */
+class ClientGoneError extends Error {
+  constructor(cause) {
+    super("the client closed the connection before sending the whole body", { cause });
+    this.name = "ClientGoneError";
+  }
+}
+
+/**
+ * Bytes of request bodies held across all connections. Each request reserves what it holds
+ * before holding it and gives it all back when its answer is done (sent, failed or cut off), so
+ * `used` is never more than `max` plus the one chunk that takes a body over the per-request limit.
+ */
+class BodyBudget {
+  constructor(max) {
+    this.max = max;
+    this.used = 0;
+  }
+  /** Reserve `n` bytes for `hold` if they fit under the bound. */
+  take(hold, n) {
+    if (this.used + n > this.max) return false;
+    this.force(hold, n);
+    return true;
+  }
+  /** Reserve without the check: bytes already in hand that are about to be answered and dropped. */
+  force(hold, n) {
+    this.used += n;
+    hold.bytes += n;
+  }
+  release(hold) {
+    this.used -= hold.bytes;
+    hold.bytes = 0;
+  }
+}
+
+/** The protocol the protocol layer answers a request in (protocol_of in src/protocol/mod.rs). */
+function isJson(header) {
+  return header("x-amz-target") !== undefined || /^application\/x-amz-json/i.test(header("content-type") ?? "");
+}
+
+/**
+ * The answer to a body refused because the server already holds its bound of bodies.
+ * `RequestThrottled` (400), not an HTTP 503: the SQS model lists it among every action's errors
+ * (the reference, §4) and the engine already answers its own throttling with it, so clients
+ * handle it as they would SQS's: the AWS SDKs and botocore classify it as a throttling error and
+ * retry with backoff, which is what an overloaded server wants of them. `ServiceUnavailable` is
+ * in no SQS model; a 503 would be retried as well, but as a generic server fault.
+ */
+function overloaded(header, budget) {
+  return errorResponse(isJson(header), {
+    type: "com.amazonaws.sqs#RequestThrottled",
+    code: "RequestThrottled",
+    status: 400,
+    message:
+      `Rate exceeded: request bodies being received would pass this server's limit of ${budget.max} bytes ` +
+      "held at once (--max-buffered-bytes); retry later.",
+  });
+}
+
 /** A Query request carries `Action=` in its query string; any other GET is for a file. */
 function isQueryAction(query) {
   return /(?:^|&)Action=/.test(query);
@@ -39,23 +117,40 @@ function isQueryAction(query) {
 /**
  * Read the body, holding at most `limit + 1` bytes: enough for the protocol layer to see that
  * the limit was passed. A declared Content-Length over the limit is refused before reading.
+ * Every byte held is first reserved in `budget` for `hold`: a declared length all at once, before
+ * reading (so that clients that have sent only their headers cannot commit the server to more
+ * than its bound), a streamed body chunk by chunk. A body that does not fit is not read further:
+ * `{ overloaded: true }`. Rejects with ClientGoneError when the connection ends first.
  */
-function readBody(req, limit, contentLength) {
+function readBody(req, limit, contentLength, budget, hold) {
   const declared = Number(contentLength);
   if (Number.isFinite(declared) && declared > limit) {
-    return Promise.resolve({ body: Buffer.alloc(limit + 1), tooLarge: true });
+    return Promise.resolve({ body: tooLarge(limit), tooLarge: true });
   }
+  if (Number.isFinite(declared) && declared > 0 && !budget.take(hold, declared)) {
+    return Promise.resolve({ body: EMPTY, overloaded: true });
+  }
+  const reserved = Number.isFinite(declared);
   return new Promise((resolveBody, reject) => {
     const chunks = [];
     let size = 0;
     let done = false;
+    const stop = () => {
+      done = true;
+      req.off("data", onData);
+    };
     const onData = (chunk) => {
       size += chunk.length;
       if (size > limit) {
-        done = true;
-        req.off("data", onData);
+        stop();
+        if (!reserved) budget.force(hold, chunk.length);
         chunks.push(chunk);
         resolveBody({ body: Buffer.concat(chunks).subarray(0, limit + 1), tooLarge: true });
+        return;
+      }
+      if (!reserved && !budget.take(hold, chunk.length)) {
+        stop();
+        resolveBody({ body: EMPTY, overloaded: true });
         return;
       }
       chunks.push(chunk);
@@ -63,10 +158,24 @@ function readBody(req, limit, contentLength) {
     req.on("data", onData);
     req.on("end", () => {
       // Most bodies arrive in one chunk, which needs no copy.
-      if (!done) resolveBody({ body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size), tooLarge: false });
+      if (!done) {
+        done = true;
+        resolveBody({ body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size), tooLarge: false });
+      }
     });
+    // "error" (a reset mid-body) or a "close" with no "end" before it: either way the body will
+    // never be complete, and the request must end here so that its reservation is given back.
     req.on("error", (err) => {
-      if (!done) reject(err);
+      if (!done) {
+        done = true;
+        reject(new ClientGoneError(err));
+      }
+    });
+    req.on("close", () => {
+      if (!done) {
+        done = true;
+        reject(new ClientGoneError());
+      }
     });
   });
 }
@@ -102,12 +211,14 @@ function plain(res, status, text, extra = {}) {
  * @param {string|null} [options.www] directory served at `/`
  * @param {string} options.pkgRoot directory served at `/pkg/`
  * @param {string} [options.storageKind] reported by `/health`
+ * @param {number} [options.maxBufferedBytes] request-body bytes held at once, all connections together
  * @param {(line: string) => void} [options.log] one line per request when set
  * @returns {Promise<{ server: import("node:http").Server, url: string, close(): Promise<void> }>}
  */
 export async function startServer(options) {
   const { engine, host, port, credentials, www = null, pkgRoot, storageKind = "memory", log } = options;
   const opts = protocolOptions({ credentials });
+  const budget = new BodyBudget(options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
   const inflight = new Set(); // AbortControllers of long polls not yet answered
   let closing = null;
 
@@ -126,12 +237,15 @@ export async function startServer(options) {
       return controller.signal;
     };
     let body = EMPTY;
+    const hold = { bytes: 0 };
     try {
       const header = flatLookup(req.rawHeaders);
-      const read = await readBody(req, MAX_BODY_BYTES, header("content-length"));
+      const read = await readBody(req, MAX_BODY_BYTES, header("content-length"), budget, hold);
       body = read.body;
-      const response = await serve(engine, { method: req.method, path, query, flat: req.rawHeaders, header, body }, opts, abort);
-      if (read.tooLarge) {
+      const response = read.overloaded
+        ? overloaded(header, budget)
+        : await serve(engine, { method: req.method, path, query, flat: req.rawHeaders, header, body }, opts, abort);
+      if (read.tooLarge || read.overloaded) {
         // The rest of the body is read and dropped rather than the socket closed under a client
         // still writing (it would see a reset instead of this answer); a client that keeps
         // sending for longer than DRAIN_MS is cut off.
@@ -154,7 +268,7 @@ export async function startServer(options) {
     } catch (err) {
       if (log) res.wasqAction = `${actionOf(req, query, body)} (${err?.name ?? "error"})`;
       const reason = controller?.signal.reason;
-      if (controller?.signal.aborted && !(reason instanceof ShutdownError)) {
+      if (err instanceof ClientGoneError || (controller?.signal.aborted && !(reason instanceof ShutdownError))) {
         res.destroy(); // the client is gone; nobody to answer
       } else if (reason instanceof ShutdownError || err?.name === "EngineClosedError") {
         if (!res.headersSent) plain(res, 503, "wasq serve is shutting down\n", { connection: "close" });
@@ -164,6 +278,8 @@ export async function startServer(options) {
         else res.destroy();
       }
     } finally {
+      // The body is held until here: a long poll answers it again each time it wakes.
+      budget.release(hold);
       if (controller) {
         inflight.delete(controller);
         res.off("close", onClose);
@@ -179,7 +295,14 @@ export async function startServer(options) {
     const isRead = req.method === "GET" || req.method === "HEAD";
     if (isRead && !isQueryAction(query)) {
       if (path === "/health") {
-        const text = JSON.stringify({ status: closing ? "stopping" : "ok", storage: storageKind }) + "\n";
+        const text =
+          JSON.stringify({
+            status: closing ? "stopping" : "ok",
+            storage: storageKind,
+            // How close the server is to refusing bodies with RequestThrottled.
+            bufferedBodyBytes: budget.used,
+            maxBufferedBodyBytes: budget.max,
+          }) + "\n";
         res.writeHead(closing ? 503 : 200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
         return res.end(req.method === "HEAD" ? undefined : text);
       }

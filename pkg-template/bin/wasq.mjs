@@ -6,7 +6,7 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Engine, FileStorage } from "../entry/node.js";
-import { startServer } from "./server.mjs";
+import { DEFAULT_MAX_BUFFERED_BYTES, MAX_BODY_BYTES, startServer } from "./server.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const pkgRoot = resolve(here, "..");
@@ -25,6 +25,10 @@ Options:
   --memory                 keep everything in memory (lost on exit)
   --credentials KEY:SECRET require requests signed (SigV4) with this key
   --www DIR                serve the playground page from DIR at /
+  --max-buffered-bytes N   request-body bytes held at once, all connections together
+                           (default 64M; K, M, G suffixes are powers of 1024; at least 8M, the
+                           largest body); a body that would pass it is refused with
+                           RequestThrottled, which SQS clients retry
   --verbose                log one line per request
   -h, --help               show this help
   --version                print the version
@@ -58,6 +62,13 @@ function isLoopback(host) {
   return host === "localhost" || host === "::1" || /^127\./.test(host) || host === "::ffff:127.0.0.1";
 }
 
+/** `123`, `64M`, `1g`: bytes, with binary K/M/G suffixes. NaN when it is none of those. */
+function parseBytes(text) {
+  const m = /^(\d+)([kmg]?)$/i.exec(text);
+  if (!m) return NaN;
+  return Number(m[1]) * 1024 ** " kmg".indexOf((m[2] || " ").toLowerCase());
+}
+
 function parseServe(argv) {
   let parsed;
   try {
@@ -71,6 +82,7 @@ function parseServe(argv) {
         memory: { type: "boolean", default: false },
         credentials: { type: "string" },
         www: { type: "string" },
+        "max-buffered-bytes": { type: "string" },
         verbose: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
@@ -94,6 +106,14 @@ function parseServe(argv) {
     if (at <= 0 || at === v.credentials.length - 1) fail("--credentials must be KEY:SECRET");
     credentials = { accessKeyId: v.credentials.slice(0, at), secretAccessKey: v.credentials.slice(at + 1) };
   }
+  let maxBufferedBytes = DEFAULT_MAX_BUFFERED_BYTES;
+  if (v["max-buffered-bytes"] !== undefined) {
+    maxBufferedBytes = parseBytes(v["max-buffered-bytes"]);
+    if (!Number.isSafeInteger(maxBufferedBytes)) fail(`--max-buffered-bytes must be a byte count such as 67108864 or 64M, got ${v["max-buffered-bytes"]}`);
+    // Below the largest body one request may send, a legal request could never be accepted and
+    // its client would retry it for ever.
+    if (maxBufferedBytes < MAX_BODY_BYTES) fail(`--max-buffered-bytes must be at least ${MAX_BODY_BYTES} (8M, the largest request body), got ${v["max-buffered-bytes"]}`);
+  }
   let www = null;
   if (v.www !== undefined) {
     www = resolve(v.www);
@@ -110,6 +130,7 @@ function parseServe(argv) {
     fsync: v["no-fsync"] ? false : "group",
     credentials,
     www,
+    maxBufferedBytes,
     verbose: v.verbose,
   };
 }
@@ -142,6 +163,7 @@ async function serve(argv) {
       www: opts.www,
       pkgRoot,
       storageKind: opts.data === null ? "memory" : "file",
+      maxBufferedBytes: opts.maxBufferedBytes,
       log,
     });
   } catch (err) {

@@ -1,13 +1,14 @@
 // `wasq serve` as an HTTP server: SigV4 with --credentials, the page and the package, /health,
-// Query on queue-URL paths and GET, the body limit, --verbose, and the non-loopback warning.
+// Query on queue-URL paths and GET, the body limit per request and across all of them at once
+// (--max-buffered-bytes), --verbose, and the non-loopback warning.
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { request } from "node:http";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { CreateQueueCommand, ListQueuesCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
-import { ACCESS_KEY, SECRET_KEY, client, rejection, repoRoot, startWasq } from "./helpers.mjs";
+import { CreateQueueCommand, ListQueuesCommand, ReceiveMessageCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
+import { ACCESS_KEY, SECRET_KEY, client, rejection, repoRoot, sleep, startWasq } from "./helpers.mjs";
 
 let server;
 
@@ -49,6 +50,40 @@ function raw(url, { method = "GET", path = "/", headers = {}, body, chunks, head
       req.end(body);
     }
   });
+}
+
+/**
+ * A request whose headers (with a declared Content-Length) are sent and whose body is not: the
+ * server has admitted it and waits. `answer` settles when the server answers or the request is
+ * cut off; `abort()` hangs up, as a client that dies mid-upload does.
+ */
+function held(url, { headers }) {
+  const { hostname, port } = new URL(url);
+  const req = request({ hostname, port, method: "POST", path: "/", headers });
+  const answer = new Promise((ok) => {
+    req.on("response", (res) => {
+      res.resume();
+      res.on("end", () => ok({ status: res.statusCode }));
+    });
+    req.on("error", (err) => ok({ error: err }));
+  });
+  req.flushHeaders();
+  return { answer, abort: () => req.destroy() };
+}
+
+async function health(url) {
+  return JSON.parse((await raw(url, { path: "/health" })).body.toString());
+}
+
+/** Poll /health until the server holds exactly `bytes` of request bodies (or fail after ~5 s). */
+async function bufferedReaches(url, bytes) {
+  let last;
+  for (let i = 0; i < 100; i++) {
+    last = (await health(url)).bufferedBodyBytes;
+    if (last === bytes) return;
+    await sleep(50);
+  }
+  assert.fail(`the server holds ${last} bytes of request bodies, expected ${bytes}`);
 }
 
 test("--credentials: correctly signed requests work, a wrong secret or an unsigned request is refused as AWS does", async () => {
@@ -108,9 +143,14 @@ test("the page at /, the package at /pkg/ (wasm as application/wasm), /health", 
   assert.equal((await raw(server.url, { path: "/no-such-file.js" })).status, 404);
   assert.equal((await raw(server.url, { path: "/pkg/%2e%2e/%2e%2e/etc/passwd" })).status, 403);
 
-  const health = await raw(server.url, { path: "/health" });
-  assert.equal(health.status, 200);
-  assert.deepEqual(JSON.parse(health.body.toString()), { status: "ok", storage: "memory" });
+  const healthy = await raw(server.url, { path: "/health" });
+  assert.equal(healthy.status, 200);
+  assert.deepEqual(JSON.parse(healthy.body.toString()), {
+    status: "ok",
+    storage: "memory",
+    bufferedBodyBytes: 0,
+    maxBufferedBodyBytes: 64 * 1024 * 1024,
+  });
 });
 
 test("Query protocol: POST on a queue URL path and GET with Action in the query string", async () => {
@@ -170,6 +210,72 @@ test("bodies over the limit are refused with a well-formed 413, declared or stre
   assert.equal((await raw(server.url, { path: "/health" })).status, 200);
 });
 
+// A timeout, because without the bound the requests it expects refused are admitted and wait for
+// bodies that never come.
+test("request bodies held at once are bounded across connections: over it RequestThrottled, and every refused or abandoned body gives its bytes back", { timeout: 30_000 }, async () => {
+  const MiB = 1024 * 1024;
+  const bounded = await startWasq(["--memory", "--max-buffered-bytes", "8M"]);
+  const sqs = client(bounded.url);
+  const jsonHeaders = (length) => ({
+    "content-type": "application/x-amz-json-1.0",
+    "x-amz-target": "AmazonSQS.SendMessage",
+    "content-length": String(length),
+  });
+  try {
+    assert.equal((await health(bounded.url)).maxBufferedBodyBytes, 8 * MiB);
+    const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: "bounded" }));
+
+    // A slow client: 5 MiB declared, nothing sent yet. The server commits to holding it.
+    const slow = held(bounded.url, { headers: jsonHeaders(5 * MiB) });
+    await bufferedReaches(bounded.url, 5 * MiB);
+
+    // Another 5 MiB would make 10: refused from its headers alone, in the JSON protocol's shape.
+    const declared = await raw(bounded.url, { method: "POST", headers: jsonHeaders(5 * MiB), headersOnly: true });
+    assert.equal(declared.status, 400);
+    assert.equal(declared.headers["x-amzn-query-error"], "RequestThrottled;Sender");
+    assert.equal(JSON.parse(declared.body.toString()).__type, "com.amazonaws.sqs#RequestThrottled");
+    assert.match(declared.headers["x-amzn-requestid"], /^[0-9a-f-]{36}$/);
+
+    // Streamed without a length, counted as it arrives: refused once it passes 8 MiB, in Query's.
+    const streamed = await raw(bounded.url, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", "transfer-encoding": "chunked" },
+      chunks: { chunk: Buffer.alloc(MiB, 0x61), count: 4 },
+    });
+    assert.equal(streamed.status, 400);
+    assert.equal(streamed.headers["content-type"], "text/xml");
+    assert.match(streamed.body.toString(), /<Code>RequestThrottled<\/Code>/);
+
+    // A real client sees SQS's throttling error (which the SDK's retry strategy backs off on).
+    const sdk = await rejection(sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: "x".repeat(4 * MiB) })));
+    assert.equal(sdk.name, "RequestThrottled");
+    assert.equal(sdk.$metadata.httpStatusCode, 400);
+
+    // The refused bodies gave back what they had reserved; small requests still fit.
+    await bufferedReaches(bounded.url, 5 * MiB);
+    await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: "small" }));
+
+    // The slow client hangs up mid-body: its 5 MiB are released, not leaked.
+    slow.abort();
+    assert.ok((await slow.answer).error, "the abandoned request got no answer");
+    await bufferedReaches(bounded.url, 0);
+
+    // Now a 5 MiB body (whitespace padding inside the JSON) is read and served.
+    const json = JSON.stringify({ QueueUrl, MessageBody: "after" });
+    const big = Buffer.from(json.slice(0, -1) + " ".repeat(5 * MiB - json.length) + "}");
+    assert.equal(big.length, 5 * MiB);
+    const accepted = await raw(bounded.url, { method: "POST", headers: jsonHeaders(big.length), body: big });
+    assert.equal(accepted.status, 200, accepted.body.toString());
+    await bufferedReaches(bounded.url, 0);
+
+    const got = await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10 }));
+    assert.deepEqual(got.Messages.map((m) => m.Body).sort(), ["after", "small"]);
+  } finally {
+    sqs.destroy();
+    await bounded.stop();
+  }
+});
+
 test("--verbose logs one line per request: SQS ones with their action, files and /health too", async () => {
   // The log arrives over a pipe, after the answers: lines are matched by a token of this test.
   const token = `verbose${Date.now()}`;
@@ -217,4 +323,9 @@ test("bad flags exit 2 with usage", async () => {
   assert.match(err.message, /--memory and --data exclude each other/);
   const bad = await rejection(startWasq(["--credentials", "nocolon"]));
   assert.match(bad.message, /--credentials must be KEY:SECRET/);
+  const small = await rejection(startWasq(["--memory", "--max-buffered-bytes", "1M"]));
+  assert.match(small.message, /exited with 2/);
+  assert.match(small.message, /--max-buffered-bytes must be at least 8388608/);
+  const word = await rejection(startWasq(["--memory", "--max-buffered-bytes", "lots"]));
+  assert.match(word.message, /--max-buffered-bytes must be a byte count/);
 });

@@ -428,6 +428,116 @@ test("picking “— free play —” leaves the scenario: no stale caption, cou
   await page.context().close();
 });
 
+/**
+ * Back or Forward, then wait until the page shows the state of the entry it landed on: the
+ * page replays it from the URL, and its permalink names that URL once the replay is done.
+ */
+async function travel(page, direction) {
+  await (direction === "back" ? page.goBack() : page.goForward());
+  await page.waitForFunction(() => document.querySelector("#permalink").getAttribute("href") === location.pathname + location.search);
+  await settled(page);
+}
+
+test("Back and Forward step through scenario steps, queue choices and actions; consecutive time steps are one entry", async () => {
+  const page = await openPage(browser, server.url);
+  const lanes = () => page.$$eval("#lanes .card", (cards) => cards.map((c) => c.closest(".cell").dataset.lane));
+  const shown = () => page.evaluate(() => ({
+    heading: document.querySelector("#queue-heading").textContent,
+    picker: document.querySelector("#scenario-select").value,
+    progress: document.querySelector("#scenario-box").hidden ? null : document.querySelector("#scenario-progress").textContent.split(" · ")[0],
+    clock: document.querySelector("#clock-now").textContent,
+  }));
+
+  // A scenario and its first step: two entries.
+  await page.selectOption("#scenario-select", "visibility");
+  await settled(page);
+  await page.click("#scenario-next");
+  await settled(page);
+  assert.equal((await shown()).progress, "step 2 of 6");
+  assert.deepEqual(await lanes(), ["inflight"]);
+
+  await travel(page, "back");
+  assert.equal(new URL(page.url()).search, "?scenario=visibility&step=0");
+  assert.equal((await shown()).progress, "step 1 of 6");
+  assert.deepEqual(await lanes(), ["stored"], "the receive is undone");
+  assert.deepEqual(await mismatches(page), []);
+  await travel(page, "forward");
+  assert.equal((await shown()).progress, "step 2 of 6");
+  assert.deepEqual(await lanes(), ["inflight"]);
+
+  // Free play: each action is an entry, choosing a queue's tab included.
+  await page.selectOption("#scenario-select", "");
+  await settled(page);
+  await createQueue(page, { name: "a" });
+  await createQueue(page, { name: "b" });
+  await page.click('#queue-tabs button:text-is("a")');
+  await settled(page);
+  await send(page, "hello");
+  assert.equal((await shown()).heading, "a");
+  assert.deepEqual(await lanes(), ["stored"]);
+
+  await travel(page, "back");
+  assert.deepEqual([(await shown()).heading, await lanes()], ["a", []], "the send is undone");
+  await travel(page, "back");
+  assert.equal((await shown()).heading, "b", "queue a's tab choice is undone");
+  await travel(page, "forward");
+  await travel(page, "forward");
+  assert.deepEqual([(await shown()).heading, await lanes()], ["a", ["stored"]]);
+  assert.deepEqual(await mismatches(page), []);
+
+  // +1 s three times is one entry: Back goes to before the time passed.
+  const before = await page.evaluate(() => history.length);
+  for (let i = 0; i < 3; i++) await page.click('button[data-step="1000"]');
+  await settled(page);
+  assert.equal(await page.evaluate(() => history.length), before + 1);
+  assert.equal((await shown()).clock, "+00:03.000");
+  await travel(page, "back");
+  assert.equal((await shown()).clock, "+00:00.000");
+  await travel(page, "forward");
+  assert.equal((await shown()).clock, "+00:03.000");
+
+  // All the way back to the scenario step: its caption and picker return with it.
+  for (let i = 0; i < 6; i++) await travel(page, "back");
+  assert.deepEqual(await shown(), { heading: "orders", picker: "visibility", progress: "step 2 of 6", clock: "+00:00.000" });
+  assert.deepEqual(await lanes(), ["inflight"]);
+  assert.deepEqual(await mismatches(page), []);
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+
+  // Embedded in a docs page, entries would be the docs page's: the address changes, history does not grow.
+  const embedded = await openPage(browser, server.url, "?embed&scenario=visibility&step=0");
+  const length = await embedded.evaluate(() => history.length);
+  await embedded.click("#scenario-next");
+  await settled(embedded);
+  await embedded.click('button[data-step="1000"]');
+  await settled(embedded);
+  assert.equal(await embedded.evaluate(() => history.length), length);
+  assert.match(new URL(embedded.url()).search, /^\?embed&log=/);
+  await embedded.context().close();
+});
+
+test("time passed after a scenario step leaves the scenario as written: Back and Restart replay it", async () => {
+  const page = await openPage(browser, server.url, "?scenario=visibility&step=1");
+  const clock = () => page.textContent("#clock-now");
+  await page.click("#scenario-next"); // "15 seconds pass": the step's last action is ["t", 15000]
+  await settled(page);
+  assert.equal(await clock(), "+00:15.000");
+  await page.click('button[data-step="1000"]');
+  await settled(page);
+  assert.equal(await clock(), "+00:16.000");
+  await travel(page, "back");
+  assert.equal(await clock(), "+00:15.000");
+  await page.click("#scenario-restart");
+  await settled(page);
+  for (let i = 0; i < 2; i++) {
+    await page.click("#scenario-next");
+    await settled(page);
+  }
+  assert.equal(await clock(), "+00:15.000");
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
 test("“to next deadline” onto a heartbeat runs the heartbeat (no “in 0 s” deadline left behind)", async () => {
   const page = await openPage(browser, server.url, "?scenario=twelve-hours&step=1");
   await page.click("#consumer-0 .held li .hb");
