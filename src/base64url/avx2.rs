@@ -19,6 +19,7 @@
 //!
 //! Held to the scalar code (itself held to the `base64` crate) by proptests in `super::tests`.
 
+use crate::text_image;
 use arrayvec::ArrayString;
 use std::arch::x86_64::*;
 
@@ -114,15 +115,20 @@ pub(super) fn encode_words(w0: u64, w1: u64, w2: u64, w3: u64) -> ArrayString<SY
     // Bytes 24–31 and zeros: the last group (bytes 30, 31) is padded with a zero byte.
     let tail_bytes = _mm_set_epi64x(0, w3);
     let tail = symbols128(indices128(_mm_shuffle_epi8(tail_bytes, gather)));
-    let mut all = [0u8; 48];
-    // SAFETY: 32 and 16 bytes stored within `all`'s 48.
-    unsafe {
-        _mm256_storeu_si256(all.as_mut_ptr().cast(), head);
-        _mm_storeu_si128(all.as_mut_ptr().add(32).cast(), tail);
-    }
-    // SAFETY: every byte of the first 43 is an alphabet symbol, so ASCII.
-    let text = unsafe { std::str::from_utf8_unchecked(&all[..SYMBOLS]) };
-    ArrayString::from(text).unwrap_or_default()
+    // The image's pieces (`crate::text_image`): the length and symbols 0–11, symbols 12–27,
+    // symbols 28–42 (and one byte of the padding).
+    let (low, high) = (
+        _mm256_castsi256_si128(head),
+        _mm256_extracti128_si256::<1>(head),
+    );
+    let pieces = [
+        text_image::head(SYMBOLS as u8, low),
+        _mm_alignr_epi8::<12>(high, low),
+        _mm_alignr_epi8::<12>(tail, high),
+    ];
+    // SAFETY: `head` wrote the length 43, and the 43 bytes after it are alphabet symbols, so
+    // ASCII.
+    unsafe { text_image::text(pieces) }
 }
 
 /// Each symbol's 6-bit value, and a mask with a byte's high bit set where the symbol is not in
