@@ -185,6 +185,19 @@ for (const partitions of [1, 4]) {
         sqs.send(new S.SendMessageBatchCommand({ QueueUrl: url, Entries: [{ Id: "a", MessageBody: "1" }, { Id: "a", MessageBody: "2" }] })),
         (e) => e.name === "BatchEntryIdsNotDistinct",
       );
+      // The wasm's own pairwise check (send.rs `first_repeat`): the first entry that repeats an
+      // earlier id is named, and ids as long as each other that end alike are not repeats.
+      const repeats = ["a", "b", "b", "a"].map((Id, i) => ({ Id, MessageBody: `${i}` }));
+      await assert.rejects(
+        sqs.send(new S.SendMessageBatchCommand({ QueueUrl: url, Entries: repeats })),
+        (e) => e.name === "BatchEntryIdsNotDistinct" && e.message === "Id b repeated.",
+      );
+      const { QueueUrl: alikeUrl } = await sqs.send(new S.CreateQueueCommand({ QueueName: "alike-ids" }));
+      const alike = await sqs.send(new S.SendMessageBatchCommand({
+        QueueUrl: alikeUrl,
+        Entries: ["xa", "ya", "Xa", "a"].map((Id, i) => ({ Id, MessageBody: `${i}` })),
+      }));
+      assert.deepEqual(alike.Successful.map((e) => e.Id), ["xa", "ya", "Xa", "a"]);
       const attrs = await sqs.send(new S.GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ["All"] }));
       assert.equal(attrs.Attributes.ApproximateNumberOfMessagesNotVisible, "1", "rejected batches sent nothing");
       assert.equal(attrs.Attributes.ApproximateNumberOfMessages, "0");
