@@ -166,6 +166,31 @@ fn lane_of<'a>(
     }
 }
 
+/// What taking a message out of a queue's indexes needs to know of it.
+#[derive(Debug, Clone, Copy)]
+struct Indexed {
+    seq: u64,
+    state: MessageState,
+    deadline: u64,
+    group: u32,
+    receive_count: u32,
+    kept_id: Option<u128>,
+}
+
+impl Indexed {
+    #[inline(always)]
+    fn of(m: &Message) -> Indexed {
+        Indexed {
+            seq: m.seq,
+            state: m.state,
+            deadline: m.deadline,
+            group: m.group,
+            receive_count: m.receive_count,
+            kept_id: m.kept_id(),
+        }
+    }
+}
+
 /// A MessageId as the key of `Queue::kept_ids`.
 fn id_key(id: u128) -> [u64; 2] {
     [(id >> 64) as u64, id as u64]
@@ -602,21 +627,37 @@ impl Queue {
     /// Remove a message for good (deleted, expired, purged, or its queue deleted). As `remove`,
     /// but nothing is given back.
     pub(crate) fn discard(&mut self, seq: u64, now: u64, how: Removal, j: &mut Journal) -> bool {
+        if cfg!(not(target_arch = "wasm32")) && !j.observe {
+            // What the indexes need is taken where the message lies, and the rest dropped there
+            // (`Messages::take`). Natively only: in the wasm this second way out made the
+            // package 0.3 KB larger gzipped.
+            let Some(indexed) = self.messages.take(&seq, |m| Indexed::of(&m)) else {
+                return false;
+            };
+            self.unindexed(indexed, j);
+            return true;
+        }
         let Some(msg) = self.unindex(seq, j) else {
             return false;
         };
-        if j.observe {
-            // The removed tail shares the body (a JS engine observes by default; a copy was an
-            // allocation on every delete).
-            self.remember(&msg, msg.body.clone(), now, how, j);
-        }
+        // The removed tail shares the body (a JS engine observes by default; a copy was an
+        // allocation on every delete).
+        self.remember(&msg, msg.body.clone(), now, how, j);
         true
     }
 
     /// Take a message out of the store and every index.
     fn unindex(&mut self, seq: u64, j: &mut Journal) -> Option<Message> {
         let msg = self.messages.remove(&seq)?;
-        if let Some(id) = msg.kept_id() {
+        self.unindexed(Indexed::of(&msg), j);
+        Some(msg)
+    }
+
+    /// Take a message that has left the store out of every index.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    fn unindexed(&mut self, msg: Indexed, j: &mut Journal) {
+        let seq = msg.seq;
+        if let Some(id) = msg.kept_id {
             let key = id_key(id);
             match self.kept_ids.get_mut(&key) {
                 Some(n) if *n > 1 => *n -= 1,
@@ -648,7 +689,6 @@ impl Queue {
             self.refresh_group(msg.group);
         }
         j.message(self.uid, seq);
-        Some(msg)
     }
 
     /// Report a message's removal and keep it in the removed tail for `peek`.
