@@ -410,67 +410,23 @@ pub(super) fn check_batch_shape<'a>(
     for id in list {
         validate::validate_batch_entry_id(id.unwrap_or_default())?;
     }
-    match first_repeat(list) {
-        Some(id) => Err(SqsError::BatchEntryIdsNotDistinct(id.to_string())),
-        None => Ok(()),
-    }
-}
-
-/// The first id (in entry order) that repeats an earlier one.
-///
-/// On x86-64 each id's length and last byte are one number: ids of one batch are usually as long
-/// as each other and differ at the end (`e0` … `e9`), so the pairs compare numbers, and only ids
-/// whose numbers match are compared in full. Each id's number is compared with all ten at once in
-/// three SSE2 registers (every x86-64 CPU has SSE2) and the earlier ones picked by a mask:
-/// comparing the strings pair by pair loaded both from memory each time (1 % of a batched cycle's
-/// samples, perf, seventeenth session), a loop over the earlier ids alone mispredicted its exit
-/// once an id, and ten scalar comparisons an id were 117 instructions a message.
-#[cfg(target_arch = "x86_64")]
-fn first_repeat<'a>(list: &[Option<&'a str>]) -> Option<&'a str> {
-    use std::arch::x86_64::*;
-    let mut keys = [-1i32; 12];
-    for (key, id) in keys.iter_mut().zip(list) {
-        let id = id.unwrap_or_default().as_bytes();
-        *key = (id.len() as i32) << 8 | i32::from(id.last().copied().unwrap_or_default());
-    }
-    // SAFETY: unaligned loads of the 48 bytes of `keys`.
-    let [k0, k1, k2] = [0, 4, 8].map(|at| unsafe { _mm_loadu_si128(keys.as_ptr().add(at).cast()) });
-    for (j, id) in list.iter().enumerate().skip(1) {
-        let key = keys.get(j).copied().unwrap_or_default();
-        // SAFETY: SSE and SSE2, which every x86-64 CPU has.
-        let alike = unsafe {
-            let key = _mm_set1_epi32(key);
-            let mask =
-                |k: __m128i| _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(k, key))) as u32;
-            mask(k0) | mask(k1) << 4 | mask(k2) << 8
-        };
-        let mut alike = alike & ((1 << j) - 1);
-        while alike != 0 {
-            let i = alike.trailing_zeros() as usize;
-            if list.get(i) == Some(id) {
-                return *id;
+    for (j, id) in list.iter().enumerate() {
+        if let Some(id) = id {
+            if list[..j]
+                .iter()
+                .flatten()
+                .any(|earlier| same_id(earlier, id))
+            {
+                return Err(SqsError::BatchEntryIdsNotDistinct(id.to_string()));
             }
-            alike &= alike - 1;
         }
     }
-    None
+    Ok(())
 }
 
-/// Elsewhere pair by pair. In the wasm, ten scalar comparisons an id (the x86-64 form without its
-/// registers) made the package 0.3 KB larger gzipped (176.5 -> 176.8 KB).
-#[cfg(not(target_arch = "x86_64"))]
-fn first_repeat<'a>(list: &[Option<&'a str>]) -> Option<&'a str> {
-    // Length and last byte before the rest: a `memcmp` call for each pair was a visible share of
-    // a batch.
-    let same = |a: &str, b: &str| {
-        a.len() == b.len() && a.as_bytes().last() == b.as_bytes().last() && a == b
-    };
-    let mut earlier = list.iter().enumerate().flat_map(|(j, id)| {
-        let id = *id;
-        list.iter().take(j).filter_map(move |e| match (e, id) {
-            (Some(e), Some(id)) if same(e, id) => Some(id),
-            _ => None,
-        })
-    });
-    earlier.next()
+/// String equality that looks at the length and the last byte before comparing the rest: ids
+/// of one batch are usually as long as each other and differ at the end (`e0` … `e9`), and a
+/// `memcmp` call for each of the 45 pairs was a visible share of a batch.
+fn same_id(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.as_bytes().last() == b.as_bytes().last() && a == b
 }
