@@ -178,8 +178,8 @@ export function protocolOptions({ credentials, maxBodyBytes } = {}) {
  * The handlers reach the engine through symbols private to one copy of the package, so an Engine
  * from another copy failed on its first request with "engine[HTTP] is not a function" (minified:
  * "n[B] is not a function"). A second copy is easy to get in tests: `jest.resetModules()` or
- * `jest.isolateModules()`, or a process that both imports and requires wasq (a Vitest or
- * node:test file importing it, over CommonJS app code that requires it).
+ * `jest.isolateModules()`, or a bundle that includes wasq as well as loading it. (Node's `import`
+ * and `require` reach one copy: entry/node.js re-exports entry/node.cjs.)
  */
 function checkEngine(engine, what) {
   if (typeof engine?.[HTTP] === "function") return;
@@ -187,7 +187,7 @@ function checkEngine(engine, what) {
   throw new TypeError(
     foreign
       ? `${what}: this Engine comes from another copy of wasq: jest.resetModules() or isolateModules(), ` +
-          "or one process that both imports and requires wasq (ESM tests over CommonJS app code), " +
+          "or a bundle that includes wasq as well as loading it, " +
           "loads it twice; create the engine and the handler from the same copy"
       : `${what}: the first argument must be a wasq Engine, got ${engine === null ? "null" : typeof engine}`,
   );

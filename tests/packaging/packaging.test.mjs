@@ -63,6 +63,7 @@ test("Node ESM consumer", () => {
     body: "from esm",
     same: true,
     error: { isError: true, name: "QueueDoesNotExist", code: "AWS.SimpleQueueService.NonExistentQueue" },
+    oneCopy: true,
   });
 });
 

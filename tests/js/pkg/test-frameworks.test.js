@@ -43,23 +43,50 @@ test("a global scope that has its own TextDecoder keeps it", () => {
   assert.equal(execFileSync(process.execPath, ["-e", script], { encoding: "utf8" }), "true");
 });
 
-// Jest's resetModules()/isolateModules(), or one process that both imports and requires wasq
-// (ESM tests over CommonJS app code) give it a second copy, whose handlers cannot reach an Engine of the
-// first (they talk through symbols private to each copy): the first request failed with a
-// minified "n[B] is not a function". The handlers now refuse such an engine when made, saying why.
-test("a handler refuses an Engine from another copy of the package, saying so", async () => {
+// One process that both imports and requires wasq (an ESM test file over CommonJS app code that
+// requires it) loads one copy: entry/node.js re-exports entry/node.cjs. They were two bundles, two
+// copies, and an Engine made through `import` was refused by a handler made through `require`.
+test("import and require reach one copy: one Engine class, and either's handler takes the other's engine", async () => {
   const { createRequire } = await import("node:module");
   const viaRequire = createRequire(import.meta.url)(pkgDir + "entry/node.cjs");
   const viaImport = await import(pkgDir + "entry/node.js");
+  assert.equal(viaImport.Engine, viaRequire.Engine);
+  assert.deepEqual(Object.keys(viaImport).sort(), Object.keys(viaRequire).sort());
   const engine = new viaImport.Engine();
-  for (const make of [viaRequire.createRequestHandler, viaRequire.createFetchHandler]) {
-    assert.throws(() => make(engine), { name: "TypeError", message: /another copy of wasq.*both imports and requires/ });
+  const { QueueUrl } = engine.createQueue({ QueueName: "q" });
+  const handle = viaRequire.createFetchHandler(engine);
+  const res = await handle(new Request("http://localhost/", {
+    method: "POST",
+    headers: { "content-type": "application/x-amz-json-1.0", "x-amz-target": "AmazonSQS.SendMessage" },
+    body: JSON.stringify({ QueueUrl, MessageBody: "x" }),
+  }));
+  assert.equal(res.status, 200);
+  assert.equal(engine.getQueueAttributes({ QueueUrl, AttributeNames: ["ApproximateNumberOfMessages"] }).Attributes.ApproximateNumberOfMessages, "1");
+  engine.close();
+});
+
+// Jest's resetModules()/isolateModules() give a test a second copy, whose handlers cannot reach an
+// Engine of the first (they talk through symbols private to each copy): the first request failed
+// with a minified "n[B] is not a function". The handlers now refuse such an engine when made,
+// saying why. A second copy here: the CommonJS bundle loaded again after leaving require's cache.
+test("a handler refuses an Engine from another copy of the package, saying so", async () => {
+  const { createRequire } = await import("node:module");
+  const require = createRequire(import.meta.url);
+  const path = require.resolve(pkgDir + "entry/node.cjs");
+  const first = require(path);
+  delete require.cache[path];
+  const second = require(path);
+  delete require.cache[path];
+  assert.notEqual(first.Engine, second.Engine, "a second copy was loaded");
+  const engine = new first.Engine();
+  for (const make of [second.createRequestHandler, second.createFetchHandler]) {
+    assert.throws(() => make(engine), { name: "TypeError", message: /another copy of wasq.*resetModules/ });
   }
-  assert.throws(() => viaImport.createRequestHandler(undefined), { name: "TypeError", message: /must be a wasq Engine, got undefined/ });
-  assert.throws(() => viaImport.createFetchHandler({}), { name: "TypeError", message: /must be a wasq Engine, got object/ });
+  assert.throws(() => first.createRequestHandler(undefined), { name: "TypeError", message: /must be a wasq Engine, got undefined/ });
+  assert.throws(() => first.createFetchHandler({}), { name: "TypeError", message: /must be a wasq Engine, got object/ });
   // The same copy's handler works as before.
   const { QueueUrl } = engine.createQueue({ QueueName: "q" });
-  const handle = viaImport.createFetchHandler(engine);
+  const handle = first.createFetchHandler(engine);
   const res = await handle(new Request("http://localhost/", {
     method: "POST",
     headers: { "content-type": "application/x-amz-json-1.0", "x-amz-target": "AmazonSQS.SendMessage" },
