@@ -551,16 +551,7 @@ fn seeds_from_env() -> Vec<u64> {
 
 #[test]
 fn seeded_simulation_keeps_every_invariant() {
-    let steps = std::env::var("WASQ_SIM_STEPS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(DEFAULT_STEPS);
-    // Every seed runs, so a soak lists all its failures rather than the first.
-    let failures: Vec<String> = seeds_from_env()
-        .into_iter()
-        .filter_map(|seed| run(seed, steps, true).err())
-        .collect();
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    run_seeds(true);
 }
 
 /// The same, with `observe` off (no removed tail, no events: what the native benchmarks and a
@@ -568,13 +559,19 @@ fn seeded_simulation_keeps_every_invariant() {
 /// drops the rest where it lies (`Queue::discard`).
 #[test]
 fn seeded_simulation_without_observation_keeps_every_invariant() {
+    run_seeds(false);
+}
+
+/// Every seed of `WASQ_SIM_SEED` (or the defaults) for `WASQ_SIM_STEPS` steps.
+fn run_seeds(observe: bool) {
     let steps = std::env::var("WASQ_SIM_STEPS")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(DEFAULT_STEPS);
+    // Every seed runs, so a soak lists all its failures rather than the first.
     let failures: Vec<String> = seeds_from_env()
         .into_iter()
-        .filter_map(|seed| run(seed, steps, false).err())
+        .filter_map(|seed| run(seed, steps, observe).err())
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }

@@ -43,6 +43,15 @@ test("a global scope that has its own TextDecoder keeps it", () => {
   assert.equal(execFileSync(process.execPath, ["-e", script], { encoding: "utf8" }), "true");
 });
 
+/** A SendMessage request as the AWS SDK's fetch-based clients make it. */
+function sendRequest(QueueUrl) {
+  return new Request("http://localhost/", {
+    method: "POST",
+    headers: { "content-type": "application/x-amz-json-1.0", "x-amz-target": "AmazonSQS.SendMessage" },
+    body: JSON.stringify({ QueueUrl, MessageBody: "x" }),
+  });
+}
+
 // One process that both imports and requires wasq (an ESM test file over CommonJS app code that
 // requires it) loads one copy: entry/node.js re-exports entry/node.cjs. They were two bundles, two
 // copies, and an Engine made through `import` was refused by a handler made through `require`.
@@ -55,11 +64,7 @@ test("import and require reach one copy: one Engine class, and either's handler 
   const engine = new viaImport.Engine();
   const { QueueUrl } = engine.createQueue({ QueueName: "q" });
   const handle = viaRequire.createFetchHandler(engine);
-  const res = await handle(new Request("http://localhost/", {
-    method: "POST",
-    headers: { "content-type": "application/x-amz-json-1.0", "x-amz-target": "AmazonSQS.SendMessage" },
-    body: JSON.stringify({ QueueUrl, MessageBody: "x" }),
-  }));
+  const res = await handle(sendRequest(QueueUrl));
   assert.equal(res.status, 200);
   assert.equal(engine.getQueueAttributes({ QueueUrl, AttributeNames: ["ApproximateNumberOfMessages"] }).Attributes.ApproximateNumberOfMessages, "1");
   engine.close();
@@ -87,11 +92,7 @@ test("a handler refuses an Engine from another copy of the package, saying so", 
   // The same copy's handler works as before.
   const { QueueUrl } = engine.createQueue({ QueueName: "q" });
   const handle = first.createFetchHandler(engine);
-  const res = await handle(new Request("http://localhost/", {
-    method: "POST",
-    headers: { "content-type": "application/x-amz-json-1.0", "x-amz-target": "AmazonSQS.SendMessage" },
-    body: JSON.stringify({ QueueUrl, MessageBody: "x" }),
-  }));
+  const res = await handle(sendRequest(QueueUrl));
   assert.equal(res.status, 200);
   engine.close();
 });
