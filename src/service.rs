@@ -30,6 +30,9 @@ pub struct Service {
     /// `BTreeMap<String, _>` lookup made every call allocate the region), and every map type is
     /// more code in the wasm.
     engines: Vec<Engine>,
+    /// Where the default region's engine is in `engines`, once it exists: most calls name no
+    /// region, and finding it by a search compared region names three times a message cycle.
+    default_at: Option<usize>,
     event_feed: bool,
 }
 
@@ -40,6 +43,7 @@ impl Service {
             config,
             realism: None,
             engines: Vec::new(),
+            default_at: None,
             event_feed: true,
         }
     }
@@ -87,10 +91,14 @@ impl Service {
             };
             engines.push(Engine::restore(cfg, records)?);
         }
+        let default_at = engines
+            .iter()
+            .position(|e| e.config().region == config.region);
         Ok(Service {
             config,
             realism: None,
             engines,
+            default_at,
             event_feed: true,
         })
     }
@@ -102,6 +110,11 @@ impl Service {
 
     /// The engine of a region (the default region when `None`), created on the region's first use.
     fn engine_mut(&mut self, region: Option<&str>) -> &mut Engine {
+        if region.is_none() {
+            if let Some(i) = self.default_at.filter(|&i| i < self.engines.len()) {
+                return &mut self.engines[i];
+            }
+        }
         let region = region.unwrap_or(&self.config.region);
         let at = self
             .engines
@@ -117,9 +130,15 @@ impl Service {
                 engine.set_realism(None, self.realism.clone());
                 engine.set_event_feed(self.event_feed);
                 self.engines.insert(i, engine);
+                if let Some(d) = self.default_at.as_mut().filter(|d| **d >= i) {
+                    *d += 1;
+                }
                 i
             }
         };
+        if region == self.config.region {
+            self.default_at = Some(i);
+        }
         &mut self.engines[i]
     }
 
