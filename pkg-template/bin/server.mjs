@@ -27,6 +27,15 @@ export const MAX_BODY_BYTES = 8 * 1024 * 1024;
  */
 export const DEFAULT_MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
 
+/**
+ * The default time a request has to deliver its whole body, from its headers on. Without one, a
+ * client that declared a large body and then sent nothing kept that many bytes of the budget
+ * (--max-buffered-bytes) reserved until Node's own 300 s request timeout, so a handful of them
+ * could have every other request refused for five minutes. 30 s moves the largest body (8 MiB)
+ * at 280 KB/s; SQS's own payloads are at most 1 MiB.
+ */
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+
 const EMPTY = Buffer.alloc(0);
 
 /**
@@ -120,9 +129,10 @@ function isQueryAction(query) {
  * Every byte held is first reserved in `budget` for `hold`: a declared length all at once, before
  * reading (so that clients that have sent only their headers cannot commit the server to more
  * than its bound), a streamed body chunk by chunk. A body that does not fit is not read further:
- * `{ overloaded: true }`. Rejects with ClientGoneError when the connection ends first.
+ * `{ overloaded: true }`. A body not complete `timeoutMs` after the headers is not read further:
+ * `{ timedOut: true }`. Rejects with ClientGoneError when the connection ends first.
  */
-function readBody(req, limit, contentLength, budget, hold) {
+function readBody(req, limit, contentLength, budget, hold, timeoutMs) {
   const declared = Number(contentLength);
   if (Number.isFinite(declared) && declared > limit) {
     return Promise.resolve({ body: tooLarge(limit), tooLarge: true });
@@ -137,8 +147,14 @@ function readBody(req, limit, contentLength, budget, hold) {
     let done = false;
     const stop = () => {
       done = true;
+      clearTimeout(deadline);
       req.off("data", onData);
     };
+    const deadline = setTimeout(() => {
+      if (done) return;
+      stop();
+      resolveBody({ body: EMPTY, timedOut: true });
+    }, timeoutMs);
     const onData = (chunk) => {
       size += chunk.length;
       if (size > limit) {
@@ -159,7 +175,7 @@ function readBody(req, limit, contentLength, budget, hold) {
     req.on("end", () => {
       // Most bodies arrive in one chunk, which needs no copy.
       if (!done) {
-        done = true;
+        stop();
         resolveBody({ body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size), tooLarge: false });
       }
     });
@@ -167,16 +183,30 @@ function readBody(req, limit, contentLength, budget, hold) {
     // never be complete, and the request must end here so that its reservation is given back.
     req.on("error", (err) => {
       if (!done) {
-        done = true;
+        stop();
         reject(new ClientGoneError(err));
       }
     });
     req.on("close", () => {
       if (!done) {
-        done = true;
+        stop();
         reject(new ClientGoneError());
       }
     });
+  });
+}
+
+/**
+ * The answer to a body not received in time: 408, in the protocol's error shape. SQS's model has
+ * no such error (AWS's front end was not recorded cutting a slow upload); `RequestTimeout` is the
+ * code S3 gives the same case, and a 408 is what HTTP clients, the AWS SDKs among them, expect.
+ */
+function bodyTimedOut(header, ms) {
+  return errorResponse(isJson(header), {
+    type: "com.amazonaws.sqs#RequestTimeout",
+    code: "RequestTimeout",
+    status: 408,
+    message: `The request body was not received within ${ms / 1000} s (--body-timeout); the connection is closed.`,
   });
 }
 
@@ -212,6 +242,7 @@ function plain(res, status, text, extra = {}) {
  * @param {string} options.pkgRoot directory served at `/pkg/`
  * @param {string} [options.storageKind] reported by `/health`
  * @param {number} [options.maxBufferedBytes] request-body bytes held at once, all connections together
+ * @param {number} [options.bodyTimeoutMs] time a request has to deliver its whole body
  * @param {(line: string) => void} [options.log] one line per request when set
  * @returns {Promise<{ server: import("node:http").Server, url: string, close(): Promise<void> }>}
  */
@@ -219,6 +250,7 @@ export async function startServer(options) {
   const { engine, host, port, credentials, www = null, pkgRoot, storageKind = "memory", log } = options;
   const opts = protocolOptions({ credentials });
   const budget = new BodyBudget(options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
   const inflight = new Set(); // AbortControllers of long polls not yet answered
   let closing = null;
 
@@ -240,12 +272,18 @@ export async function startServer(options) {
     const hold = { bytes: 0 };
     try {
       const header = flatLookup(req.rawHeaders);
-      const read = await readBody(req, MAX_BODY_BYTES, header("content-length"), budget, hold);
+      const read = await readBody(req, MAX_BODY_BYTES, header("content-length"), budget, hold, bodyTimeoutMs);
       body = read.body;
       const response = read.overloaded
         ? overloaded(header, budget)
-        : await serve(engine, { method: req.method, path, query, flat: req.rawHeaders, header, body }, opts, abort);
-      if (read.tooLarge || read.overloaded) {
+        : read.timedOut
+          ? bodyTimedOut(header, bodyTimeoutMs)
+          : await serve(engine, { method: req.method, path, query, flat: req.rawHeaders, header, body }, opts, abort);
+      if (read.timedOut) {
+        // Already as slow as it may be: no drain, the connection ends with the answer.
+        res.on("finish", () => req.socket?.destroySoon());
+        response.headers.push(["connection", "close"]);
+      } else if (read.tooLarge || read.overloaded) {
         // The rest of the body is read and dropped rather than the socket closed under a client
         // still writing (it would see a reset instead of this answer); a client that keeps
         // sending for longer than DRAIN_MS is cut off.

@@ -6,7 +6,7 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Engine, FileStorage } from "../entry/node.js";
-import { DEFAULT_MAX_BUFFERED_BYTES, MAX_BODY_BYTES, startServer } from "./server.mjs";
+import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BUFFERED_BYTES, MAX_BODY_BYTES, startServer } from "./server.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const pkgRoot = resolve(here, "..");
@@ -29,6 +29,9 @@ Options:
                            (default 64M; K, M, G suffixes are powers of 1024; at least 8M, the
                            largest body); a body that would pass it is refused with
                            RequestThrottled, which SQS clients retry
+  --body-timeout SECONDS   time a request has to send its whole body once its headers are in
+                           (default 30); a slower one is answered 408 RequestTimeout and its
+                           bytes are given back to --max-buffered-bytes
   --verbose                log one line per request
   -h, --help               show this help
   --version                print the version
@@ -83,6 +86,7 @@ function parseServe(argv) {
         credentials: { type: "string" },
         www: { type: "string" },
         "max-buffered-bytes": { type: "string" },
+        "body-timeout": { type: "string" },
         verbose: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
@@ -114,6 +118,13 @@ function parseServe(argv) {
     // its client would retry it for ever.
     if (maxBufferedBytes < MAX_BODY_BYTES) fail(`--max-buffered-bytes must be at least ${MAX_BODY_BYTES} (8M, the largest request body), got ${v["max-buffered-bytes"]}`);
   }
+  let bodyTimeoutMs = DEFAULT_BODY_TIMEOUT_MS;
+  if (v["body-timeout"] !== undefined) {
+    // Seconds, fractions allowed; at most a day (setTimeout's range is ~24.8 days).
+    const seconds = /^\d+(\.\d+)?$/.test(v["body-timeout"]) ? Number(v["body-timeout"]) : NaN;
+    if (!(seconds > 0 && seconds <= 86_400)) fail(`--body-timeout must be seconds, more than 0 and at most 86400, got ${v["body-timeout"]}`);
+    bodyTimeoutMs = Math.round(seconds * 1000);
+  }
   let www = null;
   if (v.www !== undefined) {
     www = resolve(v.www);
@@ -131,6 +142,7 @@ function parseServe(argv) {
     credentials,
     www,
     maxBufferedBytes,
+    bodyTimeoutMs,
     verbose: v.verbose,
   };
 }
@@ -164,6 +176,7 @@ async function serve(argv) {
       pkgRoot,
       storageKind: opts.data === null ? "memory" : "file",
       maxBufferedBytes: opts.maxBufferedBytes,
+      bodyTimeoutMs: opts.bodyTimeoutMs,
       log,
     });
   } catch (err) {

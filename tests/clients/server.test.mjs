@@ -1,6 +1,7 @@
 // `wasq serve` as an HTTP server: SigV4 with --credentials, the page and the package, /health,
 // Query on queue-URL paths and GET, the body limit per request and across all of them at once
-// (--max-buffered-bytes), --verbose, and the non-loopback warning.
+// (--max-buffered-bytes), the time a body may take (--body-timeout), --verbose, and the
+// non-loopback warning.
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -276,6 +277,99 @@ test("request bodies held at once are bounded across connections: over it Reques
   }
 });
 
+test("a body not sent within --body-timeout is answered 408 RequestTimeout and its reserved bytes are given back; a slow one that makes it is served", { timeout: 30_000 }, async () => {
+  const MiB = 1024 * 1024;
+  const timed = await startWasq(["--memory", "--max-buffered-bytes", "8M", "--body-timeout", "1.5"]);
+  const sqs = client(timed.url);
+  try {
+    const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: "timed" }));
+    // Headers declaring 6 MiB, then nothing: the server reserves the 6 MiB...
+    const started = Date.now();
+    const stalled = held(timed.url, {
+      headers: {
+        "content-type": "application/x-amz-json-1.0",
+        "x-amz-target": "AmazonSQS.SendMessage",
+        "content-length": String(6 * MiB),
+      },
+    });
+    await bufferedReaches(timed.url, 6 * MiB);
+    // ...so a second large body does not fit while it waits.
+    const refused = await rejection(sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: "x".repeat(3 * MiB) })));
+    assert.equal(refused.name, "RequestThrottled");
+    // At the deadline the stalled request is answered, and the bytes come back.
+    const answer = await stalled.answer;
+    assert.equal(answer.status, 408, JSON.stringify(answer));
+    assert.ok(Date.now() - started >= 1400, "answered before its deadline");
+    await bufferedReaches(timed.url, 0);
+    // A 5 MiB body (whitespace padding inside the JSON) fits again and is served.
+    const json5 = JSON.stringify({ QueueUrl, MessageBody: "after" });
+    const big = Buffer.from(json5.slice(0, -1) + " ".repeat(5 * MiB - json5.length) + "}");
+    const accepted = await raw(timed.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/x-amz-json-1.0",
+        "x-amz-target": "AmazonSQS.SendMessage",
+        "content-length": String(big.length),
+      },
+      body: big,
+    });
+    assert.equal(accepted.status, 200, accepted.body.toString());
+
+    // The answer's shape, in Query: a body that trickles in and stops halfway.
+    const { hostname, port } = new URL(timed.url);
+    const query = await new Promise((ok, fail) => {
+      const req = request({
+        hostname,
+        port,
+        method: "POST",
+        path: "/",
+        headers: { "content-type": "application/x-www-form-urlencoded", "content-length": "100" },
+      });
+      req.on("response", (res) => {
+        const parts = [];
+        res.on("data", (d) => parts.push(d));
+        res.on("end", () => ok({ status: res.statusCode, headers: res.headers, body: Buffer.concat(parts).toString() }));
+      });
+      req.on("error", fail);
+      req.write("Action=SendMessage&");
+    });
+    assert.equal(query.status, 408);
+    assert.equal(query.headers.connection, "close");
+    assert.match(query.body, /<Code>RequestTimeout<\/Code>/);
+    assert.match(query.body, /--body-timeout/);
+
+    // Slow is not too slow: a body sent in pieces over ~1 s, inside the deadline, is served.
+    const json = Buffer.from(JSON.stringify({ QueueUrl, MessageBody: "trickled" }));
+    const slow = await new Promise((ok, fail) => {
+      const req = request({
+        hostname,
+        port,
+        method: "POST",
+        path: "/",
+        headers: {
+          "content-type": "application/x-amz-json-1.0",
+          "x-amz-target": "AmazonSQS.SendMessage",
+          "content-length": String(json.length),
+        },
+      });
+      req.on("response", (res) => {
+        res.resume();
+        res.on("end", () => ok(res.statusCode));
+      });
+      req.on("error", fail);
+      const pieces = [json.subarray(0, 10), json.subarray(10, 30), json.subarray(30)];
+      pieces.forEach((piece, i) => setTimeout(() => (i === pieces.length - 1 ? req.end(piece) : req.write(piece)), i * 400));
+    });
+    assert.equal(slow, 200);
+    await bufferedReaches(timed.url, 0);
+    const got = await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10 }));
+    assert.deepEqual(got.Messages.map((m) => m.Body).sort(), ["after", "trickled"]);
+  } finally {
+    sqs.destroy();
+    await timed.stop();
+  }
+});
+
 test("--verbose logs one line per request: SQS ones with their action, files and /health too", async () => {
   // The log arrives over a pipe, after the answers: lines are matched by a token of this test.
   const token = `verbose${Date.now()}`;
@@ -328,4 +422,9 @@ test("bad flags exit 2 with usage", async () => {
   assert.match(small.message, /--max-buffered-bytes must be at least 8388608/);
   const word = await rejection(startWasq(["--memory", "--max-buffered-bytes", "lots"]));
   assert.match(word.message, /--max-buffered-bytes must be a byte count/);
+  for (const timeout of ["0", "-1", "soon", "90000"]) {
+    const t = await rejection(startWasq(["--memory", `--body-timeout=${timeout}`]));
+    assert.match(t.message, /exited with 2/);
+    assert.match(t.message, /--body-timeout must be seconds/);
+  }
 });
