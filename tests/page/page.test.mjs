@@ -516,6 +516,50 @@ test("Back and Forward step through scenario steps, queue choices and actions; c
   await embedded.context().close();
 });
 
+test("Back while the clock plays and a long poll waits: play stops, the poll ends with the page it belonged to, and the earlier state is shown", async () => {
+  const page = await openPage(browser, server.url);
+  const lanes = () => page.$$eval("#lanes .card", (cards) => cards.map((c) => c.closest(".cell").dataset.lane));
+  await createQueue(page, { name: "bf" });
+  await send(page, "first");
+  const before = new URL(page.url()).search;
+  await send(page, "second");
+  assert.deepEqual(await lanes(), ["stored", "stored"]);
+  // An empty queue for the poll to wait on would need another queue; a 20 s poll on this one
+  // answers at once, so it waits on a queue with nothing in it.
+  await createQueue(page, { name: "idle" });
+  await page.fill("#consumer-1 [name=wait]", "20");
+  await page.click("#consumer-1 .receive");
+  await settled(page);
+  assert.equal(await page.textContent("#consumer-1 .status"), "long polling…");
+  await page.click('[data-speed="60"]');
+  await page.click("#play");
+  await page.waitForFunction(() => window.wasq.clock.now() - Date.UTC(2026, 0, 1, 9) > 2000, null, { timeout: 5000 });
+
+  // Back three entries: past the idle queue's creation and the second send.
+  for (let i = 0; i < 3; i++) await travel(page, "back");
+  assert.equal(new URL(page.url()).search, before);
+  const t = await page.evaluate(() => window.wasq.clock.now());
+  await page.waitForTimeout(300);
+  assert.equal(await page.evaluate(() => window.wasq.clock.now()), t, "play stopped");
+  assert.equal(await page.getAttribute("#play", "aria-pressed"), "false");
+  assert.equal(await page.textContent("#queue-heading"), "bf");
+  assert.deepEqual(await lanes(), ["stored"], "the second send is undone");
+  assert.notEqual(await page.textContent("#consumer-1 .status"), "long polling…", "no poll left waiting on the replaced engine");
+  assert.deepEqual(await mismatches(page), []);
+
+  // The restored page works: a receive and a step behave as on a fresh one.
+  await page.click("#consumer-0 .receive");
+  await settled(page);
+  assert.deepEqual(await lanes(), ["inflight"]);
+  // A new action after Back starts a new branch of history, as on any page: Back undoes it.
+  await travel(page, "back");
+  assert.equal(new URL(page.url()).search, before);
+  assert.deepEqual(await lanes(), ["stored"]);
+  assert.deepEqual(await mismatches(page), []);
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
 test("time passed after a scenario step leaves the scenario as written: Back and Restart replay it", async () => {
   const page = await openPage(browser, server.url, "?scenario=visibility&step=1");
   const clock = () => page.textContent("#clock-now");
