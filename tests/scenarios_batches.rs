@@ -50,16 +50,28 @@ fn send_batch_whole_request_errors() {
             {"Id": "b", "MessageBody": "3"}, {"Id": "a", "MessageBody": "4"}]}),
     );
     assert_err(&e, "BatchEntryIdsNotDistinct", "Id b repeated.");
-    // Ids as long as each other and ending alike are still distinct (the check compares length
-    // and last byte first), and so are ids that differ only in case.
+    // Ids as long as each other and alike in their first, middle and last characters are still
+    // distinct (the check compares those first, then the whole id), and so are ids that differ
+    // only in case.
     let r = h.ok(
         "SendMessageBatch",
         json!({"QueueUrl": url, "Entries": [
             {"Id": "xa", "MessageBody": "1"}, {"Id": "ya", "MessageBody": "2"},
-            {"Id": "Xa", "MessageBody": "3"}, {"Id": "a", "MessageBody": "4"}]}),
+            {"Id": "Xa", "MessageBody": "3"}, {"Id": "a", "MessageBody": "4"},
+            {"Id": "ab1c", "MessageBody": "5"}, {"Id": "ax1c", "MessageBody": "6"},
+            {"Id": "m-1-a-z", "MessageBody": "7"}, {"Id": "m-2-a-z", "MessageBody": "8"}]}),
     );
-    assert_eq!(r["Successful"].as_array().map(Vec::len), Some(4));
+    assert_eq!(r["Successful"].as_array().map(Vec::len), Some(8));
     h.ok("PurgeQueue", json!({"QueueUrl": url}));
+    // ...and a repeat among such look-alikes is found and named.
+    let e = h.err_unchanged(
+        &url,
+        "SendMessageBatch",
+        json!({"QueueUrl": url, "Entries": [
+            {"Id": "ab1c", "MessageBody": "1"}, {"Id": "ax1c", "MessageBody": "2"},
+            {"Id": "ax1c", "MessageBody": "3"}, {"Id": "ab1c", "MessageBody": "4"}]}),
+    );
+    assert_err(&e, "BatchEntryIdsNotDistinct", "Id ax1c repeated.");
     let long = "i".repeat(81);
     for bad in ["", "invalid:id", long.as_str()] {
         let e = h.err_unchanged(

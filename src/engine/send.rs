@@ -400,33 +400,57 @@ pub(super) fn check_batch_shape<'a>(
     if n > 10 {
         return Err(SqsError::TooManyEntriesInBatchRequest(n));
     }
-    // At most ten ids: a stack array and pairwise comparison, not a Vec and a B-tree set per
-    // batch call. The id reported is the first (in entry order) that repeats an earlier one.
-    let mut list: [Option<&str>; 10] = [None; 10];
-    for (slot, id) in list.iter_mut().zip(ids) {
+    // At most ten ids: stack arrays and pairwise comparison, not a Vec and a B-tree set per
+    // batch call. Every id is checked first (a missing one is refused as empty); then the id
+    // reported is the first (in entry order) that repeats an earlier one.
+    let mut list: [&str; 10] = [""; 10];
+    let mut keys = [0u64; 10];
+    for ((slot, key), id) in list.iter_mut().zip(keys.iter_mut()).zip(ids) {
+        let id = id.unwrap_or_default();
+        validate::validate_batch_entry_id(id)?;
         *slot = id;
+        *key = id_key(id);
     }
-    let list = &list[..n];
-    for id in list {
-        validate::validate_batch_entry_id(id.unwrap_or_default())?;
-    }
-    for (j, id) in list.iter().enumerate() {
-        if let Some(id) = id {
-            if list[..j]
-                .iter()
-                .flatten()
-                .any(|earlier| same_id(earlier, id))
-            {
-                return Err(SqsError::BatchEntryIdsNotDistinct(id.to_string()));
+    let n = n.min(10);
+    for j in 1..n {
+        for i in 0..j {
+            if keys[i] == keys[j] && list[i] == list[j] {
+                return Err(SqsError::BatchEntryIdsNotDistinct(list[j].to_string()));
             }
         }
     }
     Ok(())
 }
 
-/// String equality that looks at the length and the last byte before comparing the rest: ids
-/// of one batch are usually as long as each other and differ at the end (`e0` … `e9`), and a
-/// `memcmp` call for each of the 45 pairs was a visible share of a batch.
-fn same_id(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.as_bytes().last() == b.as_bytes().last() && a == b
+/// A summary of a batch entry id that equal ids share: its length and its first, middle and
+/// last bytes. Ids are compared by these first, as numbers, and in full only where they agree:
+/// the 45 pairs of ten ids compared as strings (length, last byte, the rest) were ~4 % of a
+/// batched cycle's instructions, and up to 5 % of its time with the check taken out.
+fn id_key(id: &str) -> u64 {
+    let b = id.as_bytes();
+    let at = |i: usize| u64::from(b.get(i).copied().unwrap_or(0));
+    id.len() as u64 | at(0) << 8 | at(b.len() / 2) << 16 | at(b.len().wrapping_sub(1)) << 24
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_batch_shape;
+    use crate::error::SqsError;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The batch check against the plain rule, over ids from a small alphabet, so that
+        /// repeats and look-alikes (same length, first, middle and last character) are common:
+        /// the first entry (in order) whose id an earlier entry has is named.
+        #[test]
+        fn names_the_first_repeated_id(ids in proptest::collection::vec("[ab1-]{1,5}", 1..=10)) {
+            let expected = ids
+                .iter()
+                .enumerate()
+                .find(|(j, id)| ids[..*j].contains(id))
+                .map(|(_, id)| SqsError::BatchEntryIdsNotDistinct(id.clone()));
+            let got = check_batch_shape(ids.iter().map(|s| Some(s.as_str())), "Entry").err();
+            prop_assert_eq!(got, expected);
+        }
+    }
 }
