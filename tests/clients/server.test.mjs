@@ -72,6 +72,25 @@ function held(url, { headers }) {
   return { answer, abort: () => req.destroy() };
 }
 
+/**
+ * A POST whose body goes out in `pieces`, `gapMs` apart, ended after the last unless `end` is
+ * false (a client that stalls mid-body). Resolves with the answer.
+ */
+function trickle(url, headers, pieces, { gapMs = 0, end = true } = {}) {
+  const { hostname, port } = new URL(url);
+  return new Promise((ok, fail) => {
+    const req = request({ hostname, port, method: "POST", path: "/", headers }, (res) => {
+      const parts = [];
+      res.on("data", (d) => parts.push(d));
+      res.on("end", () => ok({ status: res.statusCode, headers: res.headers, body: Buffer.concat(parts).toString() }));
+    });
+    req.on("error", fail);
+    pieces.forEach((piece, i) =>
+      setTimeout(() => (end && i === pieces.length - 1 ? req.end(piece) : req.write(piece)), i * gapMs),
+    );
+  });
+}
+
 async function health(url) {
   return JSON.parse((await raw(url, { path: "/health" })).body.toString());
 }
@@ -316,23 +335,12 @@ test("a body not sent within --body-timeout is answered 408 RequestTimeout and i
     assert.equal(accepted.status, 200, accepted.body.toString());
 
     // The answer's shape, in Query: a body that trickles in and stops halfway.
-    const { hostname, port } = new URL(timed.url);
-    const query = await new Promise((ok, fail) => {
-      const req = request({
-        hostname,
-        port,
-        method: "POST",
-        path: "/",
-        headers: { "content-type": "application/x-www-form-urlencoded", "content-length": "100" },
-      });
-      req.on("response", (res) => {
-        const parts = [];
-        res.on("data", (d) => parts.push(d));
-        res.on("end", () => ok({ status: res.statusCode, headers: res.headers, body: Buffer.concat(parts).toString() }));
-      });
-      req.on("error", fail);
-      req.write("Action=SendMessage&");
-    });
+    const query = await trickle(
+      timed.url,
+      { "content-type": "application/x-www-form-urlencoded", "content-length": "100" },
+      ["Action=SendMessage&"],
+      { end: false },
+    );
     assert.equal(query.status, 408);
     assert.equal(query.headers.connection, "close");
     assert.match(query.body, /<Code>RequestTimeout<\/Code>/);
@@ -340,27 +348,17 @@ test("a body not sent within --body-timeout is answered 408 RequestTimeout and i
 
     // Slow is not too slow: a body sent in pieces over ~1 s, inside the deadline, is served.
     const json = Buffer.from(JSON.stringify({ QueueUrl, MessageBody: "trickled" }));
-    const slow = await new Promise((ok, fail) => {
-      const req = request({
-        hostname,
-        port,
-        method: "POST",
-        path: "/",
-        headers: {
-          "content-type": "application/x-amz-json-1.0",
-          "x-amz-target": "AmazonSQS.SendMessage",
-          "content-length": String(json.length),
-        },
-      });
-      req.on("response", (res) => {
-        res.resume();
-        res.on("end", () => ok(res.statusCode));
-      });
-      req.on("error", fail);
-      const pieces = [json.subarray(0, 10), json.subarray(10, 30), json.subarray(30)];
-      pieces.forEach((piece, i) => setTimeout(() => (i === pieces.length - 1 ? req.end(piece) : req.write(piece)), i * 400));
-    });
-    assert.equal(slow, 200);
+    const slow = await trickle(
+      timed.url,
+      {
+        "content-type": "application/x-amz-json-1.0",
+        "x-amz-target": "AmazonSQS.SendMessage",
+        "content-length": String(json.length),
+      },
+      [json.subarray(0, 10), json.subarray(10, 30), json.subarray(30)],
+      { gapMs: 400 },
+    );
+    assert.equal(slow.status, 200, slow.body);
     await bufferedReaches(timed.url, 0);
     const got = await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10 }));
     assert.deepEqual(got.Messages.map((m) => m.Body).sort(), ["after", "trickled"]);
