@@ -693,3 +693,320 @@ fn management_answers_are_the_value_answers() {
         answers.len()
     );
 }
+
+/// JSON texts built from random parts for the message actions: mostly the members each action
+/// reads, with values of the type it wants half the time and of any JSON type otherwise; strings
+/// with escapes, numbers in every spelling, whitespace anywhere, members repeated, now and then
+/// one the action does not know. `@handle@` stands for a receipt handle the test holds.
+mod random_text {
+    use proptest::prelude::*;
+
+    fn ws() -> BoxedStrategy<&'static str> {
+        prop::sample::select(vec!["", "", "", " ", "\n\t "]).boxed()
+    }
+
+    fn number() -> BoxedStrategy<String> {
+        prop_oneof![
+            4 => (-1i64..45).prop_map(|n| n.to_string()),
+            1 => prop::sample::select(vec![
+                "0", "-0", "1.0", "1e1", "1E+1", "2e-1", "0.5", "900", "901", "43200", "43201",
+                "20", "21", "10", "11", "9007199254740993", "99999999999999999999", "1e400",
+                "-9223372036854775808",
+            ])
+            .prop_map(str::to_string),
+        ]
+        .boxed()
+    }
+
+    fn string() -> BoxedStrategy<String> {
+        let plain = prop::sample::select(vec![
+            super::STD,
+            super::FIFO,
+            "x",
+            "g1",
+            "g2",
+            "d1",
+            "m1",
+            "m2",
+            "All",
+            "String",
+            "Number",
+            "SentTimestamp",
+            "@handle@",
+            "@handle@",
+            "@handle@",
+        ]);
+        let odd = prop::sample::select(vec![
+            super::STD,
+            super::FIFO,
+            "",
+            "x",
+            "g1",
+            "g2",
+            "d1",
+            "m1",
+            "m2",
+            "All",
+            "String",
+            "Number",
+            "Binary",
+            "AAEC",
+            "Senti\\u006eel",
+            "tab\\there",
+            "quote\\\"",
+            "\\ud83d\\ude00",
+            "lone \\ud800",
+            "ctl \\u0001",
+            "é😀",
+            "a b",
+            "SentTimestamp",
+            ".*",
+            "@handle@",
+            "@handle@",
+            "AQEBnot-a-handle",
+        ]);
+        prop_oneof![4 => plain, 1 => odd]
+            .prop_map(|s| format!("\"{s}\""))
+            .boxed()
+    }
+
+    fn any_scalar() -> BoxedStrategy<String> {
+        prop_oneof![
+            4 => string(),
+            3 => number(),
+            1 => prop::sample::select(vec!["true", "false", "null"]).prop_map(str::to_string),
+        ]
+        .boxed()
+    }
+
+    fn list(item: BoxedStrategy<String>) -> BoxedStrategy<String> {
+        prop::collection::vec((ws(), item), 0..4)
+            .prop_map(|items| {
+                let body: Vec<String> = items.into_iter().map(|(w, v)| format!("{w}{v}")).collect();
+                format!("[{}]", body.join(","))
+            })
+            .boxed()
+    }
+
+    /// An object of up to `max` members, each a name drawn from `members` with its value.
+    fn object(
+        members: Vec<(&'static str, BoxedStrategy<String>)>,
+        max: usize,
+    ) -> BoxedStrategy<String> {
+        let picks: Vec<BoxedStrategy<(&'static str, String)>> = members
+            .into_iter()
+            .map(|(name, value)| value.prop_map(move |v| (name, v)).boxed())
+            .collect();
+        prop::collection::vec((ws(), prop::strategy::Union::new(picks), ws()), 1..=max)
+            .prop_map(|members| {
+                let body: Vec<String> = members
+                    .into_iter()
+                    .map(|(w1, (k, v), w2)| format!("{w1}\"{k}\"{w2}:{w2}{v}"))
+                    .collect();
+                format!("{{{}}}", body.join(","))
+            })
+            .boxed()
+    }
+
+    /// Mostly `wanted`, else any JSON value.
+    fn or_any(wanted: BoxedStrategy<String>) -> BoxedStrategy<String> {
+        let any = any_scalar()
+            .prop_recursive(2, 12, 4, |inner| {
+                prop_oneof![
+                    list(inner.clone()),
+                    object(vec![("Other", inner.clone()), ("DataType", inner)], 3)
+                ]
+            })
+            .boxed();
+        prop_oneof![12 => wanted, 1 => any].boxed()
+    }
+
+    fn attributes() -> BoxedStrategy<String> {
+        let value = object(
+            vec![
+                ("DataType", or_any(string())),
+                ("StringValue", or_any(string())),
+                ("BinaryValue", or_any(string())),
+            ],
+            3,
+        );
+        object(
+            vec![
+                ("a", value.clone()),
+                ("b", value.clone()),
+                ("AWSTraceHeader", value),
+            ],
+            2,
+        )
+    }
+
+    fn send_members() -> Vec<(&'static str, BoxedStrategy<String>)> {
+        vec![
+            ("MessageBody", or_any(string())),
+            ("MessageBody", or_any(string())),
+            ("DelaySeconds", or_any(number())),
+            ("MessageAttributes", or_any(attributes())),
+            ("MessageSystemAttributes", or_any(attributes())),
+            ("MessageGroupId", or_any(string())),
+            ("MessageDeduplicationId", or_any(string())),
+        ]
+    }
+
+    fn receipt_members() -> Vec<(&'static str, BoxedStrategy<String>)> {
+        vec![
+            ("ReceiptHandle", or_any(string())),
+            ("ReceiptHandle", or_any(string())),
+            ("VisibilityTimeout", or_any(number())),
+        ]
+    }
+
+    fn with_id(
+        mut members: Vec<(&'static str, BoxedStrategy<String>)>,
+    ) -> Vec<(&'static str, BoxedStrategy<String>)> {
+        members.push(("Id", or_any(string())));
+        members.push(("Id", string()));
+        members
+    }
+
+    /// `action`'s request: a queue URL first (most of the time), then the action's members.
+    pub(super) fn request(action: &'static str) -> BoxedStrategy<String> {
+        let members = match action {
+            "SendMessage" => send_members(),
+            "SendMessageBatch" => {
+                vec![("Entries", or_any(list(object(with_id(send_members()), 4))))]
+            }
+            "ReceiveMessage" => vec![
+                ("MaxNumberOfMessages", or_any(number())),
+                ("VisibilityTimeout", or_any(number())),
+                ("WaitTimeSeconds", or_any(number())),
+                ("AttributeNames", or_any(list(string()))),
+                ("MessageSystemAttributeNames", or_any(list(string()))),
+                ("MessageAttributeNames", or_any(list(string()))),
+                ("ReceiveRequestAttemptId", or_any(string())),
+            ],
+            "DeleteMessageBatch" | "ChangeMessageVisibilityBatch" => {
+                vec![(
+                    "Entries",
+                    or_any(list(object(with_id(receipt_members()), 3))),
+                )]
+            }
+            _ => receipt_members(),
+        };
+        let url = prop_oneof![
+            8 => prop::sample::select(vec![super::STD, super::FIFO]),
+            1 => prop::sample::select(vec!["", "x"]),
+        ];
+        let unknown = prop::sample::select(vec![
+            "",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "\"Other\":1",
+            "\"queueUrl\":\"x\"",
+        ]);
+        (url, object(members, 4), unknown)
+            .prop_map(|(url, rest, unknown)| {
+                let mut parts: Vec<String> = Vec::new();
+                match url {
+                    "" => {}
+                    "x" => parts.push("\"QueueUrl\":7".to_string()),
+                    url => parts.push(format!("\"QueueUrl\":\"{url}\"")),
+                }
+                let inner = &rest[1..rest.len() - 1];
+                if !inner.is_empty() {
+                    parts.push(inner.to_string());
+                }
+                if !unknown.is_empty() {
+                    parts.push(unknown.to_string());
+                }
+                format!("{{{}}}", parts.join(","))
+            })
+            .boxed()
+    }
+}
+
+const ACTIONS: [&str; 7] = [
+    "SendMessage",
+    "SendMessageBatch",
+    "ReceiveMessage",
+    "DeleteMessage",
+    "DeleteMessageBatch",
+    "ChangeMessageVisibility",
+    "ChangeMessageVisibilityBatch",
+];
+
+fn random_call() -> impl proptest::strategy::Strategy<Value = (&'static str, String)> {
+    use proptest::prelude::*;
+    let per_action: Vec<BoxedStrategy<(&'static str, String)>> = ACTIONS
+        .iter()
+        .map(|&a| random_text::request(a).prop_map(move |t| (a, t)).boxed())
+        .collect();
+    proptest::strategy::Union::new(per_action)
+}
+
+/// Random texts for every message action, on a standard and a FIFO queue that each hold a
+/// visible message and an in-flight one (whose handle `@handle@` names): the fast path and the
+/// `Value` path answer alike and change alike (`Pair::call`). `WASQ_JSON_CASES` runs more cases;
+/// a failure prints the smallest list of calls that still fails.
+#[test]
+fn random_texts_answer_alike() {
+    use proptest::test_runner::{Config, TestRunner};
+    let cases: u32 = std::env::var("WASQ_JSON_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1000);
+    let mut runner = TestRunner::new(Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let (calls_made, served) = (std::cell::Cell::new(0usize), std::cell::Cell::new(0usize));
+    let strategy = proptest::collection::vec(random_call(), 1..6);
+    let result = runner.run(&strategy, |calls| {
+        let mut p = Pair::new();
+        create(&mut p, "q", r#"{"VisibilityTimeout":"30"}"#);
+        create(
+            &mut p,
+            "q.fifo",
+            r#"{"FifoQueue":"true","ContentBasedDeduplication":"true"}"#,
+        );
+        let mut held = Vec::new();
+        for url in [STD, FIFO] {
+            for (group, body) in [("g1", "first"), ("g2", "second")] {
+                let group = if url == FIFO {
+                    format!(r#","MessageGroupId":"{group}""#)
+                } else {
+                    String::new()
+                };
+                p.ok(
+                    NOW,
+                    "SendMessage",
+                    &format!(r#"{{"QueueUrl":"{url}","MessageBody":"{body}"{group}}}"#),
+                );
+            }
+            let out = p.ok(NOW, "ReceiveMessage", &format!(r#"{{"QueueUrl":"{url}"}}"#));
+            held.extend(handles(&out));
+        }
+        for (i, (action, text)) in calls.into_iter().enumerate() {
+            let text = text.replace("@handle@", &held[i % held.len()]);
+            // `call` asserts; a panic inside is reported (and shrunk) as a failure.
+            let ok = p.call(NOW + i as u64, action, &text).is_ok();
+            served.set(served.get() + usize::from(ok));
+            calls_made.set(calls_made.get() + 1);
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+    // Most random calls are refused; enough must be served for the two paths' answers to have
+    // been compared on real work too.
+    let (served, calls_made) = (served.get(), calls_made.get());
+    assert!(
+        served * 12 > calls_made,
+        "{served} of {calls_made} random calls were served"
+    );
+}
