@@ -6,7 +6,7 @@ mod common;
 
 use common::{assert_transcript, handles};
 use serde_json::Value;
-use wasq::engine::read_json_params;
+use wasq::engine::{read_json_params, MESSAGE_ACTIONS};
 use wasq::{CallContext, EngineConfig, Realism, Service, Throttling};
 
 const NOW: u64 = 1_700_000_000_000;
@@ -737,18 +737,7 @@ mod random_text {
             "@handle@",
         ]);
         let odd = prop::sample::select(vec![
-            super::STD,
-            super::FIFO,
             "",
-            "x",
-            "g1",
-            "g2",
-            "d1",
-            "m1",
-            "m2",
-            "All",
-            "String",
-            "Number",
             "Binary",
             "AAEC",
             "Senti\\u006eel",
@@ -759,10 +748,7 @@ mod random_text {
             "ctl \\u0001",
             "é😀",
             "a b",
-            "SentTimestamp",
             ".*",
-            "@handle@",
-            "@handle@",
             "AQEBnot-a-handle",
         ]);
         prop_oneof![4 => plain, 1 => odd]
@@ -928,19 +914,9 @@ mod random_text {
     }
 }
 
-const ACTIONS: [&str; 7] = [
-    "SendMessage",
-    "SendMessageBatch",
-    "ReceiveMessage",
-    "DeleteMessage",
-    "DeleteMessageBatch",
-    "ChangeMessageVisibility",
-    "ChangeMessageVisibilityBatch",
-];
-
 fn random_call() -> impl proptest::strategy::Strategy<Value = (&'static str, String)> {
     use proptest::prelude::*;
-    let per_action: Vec<BoxedStrategy<(&'static str, String)>> = ACTIONS
+    let per_action: Vec<BoxedStrategy<(&'static str, String)>> = MESSAGE_ACTIONS
         .iter()
         .map(|&a| random_text::request(a).prop_map(move |t| (a, t)).boxed())
         .collect();

@@ -18,8 +18,9 @@ use crate::context::CallContext;
 use crate::error::SqsError;
 use serde_json::Value;
 
-/// The actions realism throttling counts.
-pub(super) const MESSAGE_ACTIONS: &[&str] = &[
+/// The message actions: the ones realism throttling counts, and the ones `dispatch_json` reads
+/// from their JSON text without a `Value` (the rest go through `dispatch`).
+pub const MESSAGE_ACTIONS: &[&str] = &[
     "SendMessage",
     "SendMessageBatch",
     "ReceiveMessage",

@@ -41,7 +41,7 @@ use rustc_hash::FxHashMap;
 use serde_json::Value;
 use std::collections::BTreeSet;
 
-pub use api::read_json_params;
+pub use api::{read_json_params, MESSAGE_ACTIONS};
 pub use realism::{group_partition, Realism, Throttling};
 pub use records::{RestoreError, FORMAT_VERSION};
 
