@@ -91,6 +91,23 @@ function trickle(url, headers, pieces, { gapMs = 0, end = true } = {}) {
   });
 }
 
+/** The headers of a JSON-protocol SendMessage whose body is `length` bytes. */
+function jsonHeaders(length) {
+  return {
+    "content-type": "application/x-amz-json-1.0",
+    "x-amz-target": "AmazonSQS.SendMessage",
+    "content-length": String(length),
+  };
+}
+
+/** A SendMessage of `body` padded with whitespace inside the JSON to exactly `size` bytes. */
+function paddedSend(QueueUrl, body, size) {
+  const json = JSON.stringify({ QueueUrl, MessageBody: body });
+  const padded = Buffer.from(json.slice(0, -1) + " ".repeat(size - json.length) + "}");
+  assert.equal(padded.length, size);
+  return padded;
+}
+
 async function health(url) {
   return JSON.parse((await raw(url, { path: "/health" })).body.toString());
 }
@@ -236,11 +253,6 @@ test("request bodies held at once are bounded across connections: over it Reques
   const MiB = 1024 * 1024;
   const bounded = await startWasq(["--memory", "--max-buffered-bytes", "8M"]);
   const sqs = client(bounded.url);
-  const jsonHeaders = (length) => ({
-    "content-type": "application/x-amz-json-1.0",
-    "x-amz-target": "AmazonSQS.SendMessage",
-    "content-length": String(length),
-  });
   try {
     assert.equal((await health(bounded.url)).maxBufferedBodyBytes, 8 * MiB);
     const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: "bounded" }));
@@ -281,9 +293,7 @@ test("request bodies held at once are bounded across connections: over it Reques
     await bufferedReaches(bounded.url, 0);
 
     // Now a 5 MiB body (whitespace padding inside the JSON) is read and served.
-    const json = JSON.stringify({ QueueUrl, MessageBody: "after" });
-    const big = Buffer.from(json.slice(0, -1) + " ".repeat(5 * MiB - json.length) + "}");
-    assert.equal(big.length, 5 * MiB);
+    const big = paddedSend(QueueUrl, "after", 5 * MiB);
     const accepted = await raw(bounded.url, { method: "POST", headers: jsonHeaders(big.length), body: big });
     assert.equal(accepted.status, 200, accepted.body.toString());
     await bufferedReaches(bounded.url, 0);
@@ -304,13 +314,7 @@ test("a body not sent within --body-timeout is answered 408 RequestTimeout and i
     const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: "timed" }));
     // Headers declaring 6 MiB, then nothing: the server reserves the 6 MiB...
     const started = Date.now();
-    const stalled = held(timed.url, {
-      headers: {
-        "content-type": "application/x-amz-json-1.0",
-        "x-amz-target": "AmazonSQS.SendMessage",
-        "content-length": String(6 * MiB),
-      },
-    });
+    const stalled = held(timed.url, { headers: jsonHeaders(6 * MiB) });
     await bufferedReaches(timed.url, 6 * MiB);
     // ...so a second large body does not fit while it waits.
     const refused = await rejection(sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: "x".repeat(3 * MiB) })));
@@ -321,17 +325,8 @@ test("a body not sent within --body-timeout is answered 408 RequestTimeout and i
     assert.ok(Date.now() - started >= 1400, "answered before its deadline");
     await bufferedReaches(timed.url, 0);
     // A 5 MiB body (whitespace padding inside the JSON) fits again and is served.
-    const json5 = JSON.stringify({ QueueUrl, MessageBody: "after" });
-    const big = Buffer.from(json5.slice(0, -1) + " ".repeat(5 * MiB - json5.length) + "}");
-    const accepted = await raw(timed.url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/x-amz-json-1.0",
-        "x-amz-target": "AmazonSQS.SendMessage",
-        "content-length": String(big.length),
-      },
-      body: big,
-    });
+    const big = paddedSend(QueueUrl, "after", 5 * MiB);
+    const accepted = await raw(timed.url, { method: "POST", headers: jsonHeaders(big.length), body: big });
     assert.equal(accepted.status, 200, accepted.body.toString());
 
     // The answer's shape, in Query: a body that trickles in and stops halfway.
@@ -348,16 +343,9 @@ test("a body not sent within --body-timeout is answered 408 RequestTimeout and i
 
     // Slow is not too slow: a body sent in pieces over ~1 s, inside the deadline, is served.
     const json = Buffer.from(JSON.stringify({ QueueUrl, MessageBody: "trickled" }));
-    const slow = await trickle(
-      timed.url,
-      {
-        "content-type": "application/x-amz-json-1.0",
-        "x-amz-target": "AmazonSQS.SendMessage",
-        "content-length": String(json.length),
-      },
-      [json.subarray(0, 10), json.subarray(10, 30), json.subarray(30)],
-      { gapMs: 400 },
-    );
+    const slow = await trickle(timed.url, jsonHeaders(json.length), [json.subarray(0, 10), json.subarray(10, 30), json.subarray(30)], {
+      gapMs: 400,
+    });
     assert.equal(slow.status, 200, slow.body);
     await bufferedReaches(timed.url, 0);
     const got = await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10 }));
