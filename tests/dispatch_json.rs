@@ -60,6 +60,19 @@ impl Pair {
         a
     }
 
+    /// A pair holding the standard queue `q` (30 s visibility) and the FIFO queue `q.fifo`
+    /// (content-based deduplication).
+    fn with_queues() -> Self {
+        let mut p = Pair::new();
+        create(&mut p, "q", r#"{"VisibilityTimeout":"30"}"#);
+        create(
+            &mut p,
+            "q.fifo",
+            r#"{"FifoQueue":"true","ContentBasedDeduplication":"true"}"#,
+        );
+        p
+    }
+
     fn ok(&mut self, now: u64, action: &str, text: &str) -> Value {
         let out = self.call(now, action, text);
         let out = out.unwrap_or_else(|e| panic!("{action} {text}: {e}"));
@@ -303,13 +316,7 @@ fn round(p: &mut Pair, now: u64, url: &str) {
 
 #[test]
 fn both_paths_answer_alike_on_standard_and_fifo_queues() {
-    let mut p = Pair::new();
-    create(&mut p, "q", r#"{"VisibilityTimeout":"30"}"#);
-    create(
-        &mut p,
-        "q.fifo",
-        r#"{"FifoQueue":"true","ContentBasedDeduplication":"true"}"#,
-    );
+    let mut p = Pair::with_queues();
     for step in 0..3u64 {
         // Later rounds see expired visibility and ended delays too.
         let now = NOW + step * 61_000;
@@ -942,13 +949,7 @@ fn random_texts_answer_alike() {
     let (calls_made, served) = (std::cell::Cell::new(0usize), std::cell::Cell::new(0usize));
     let strategy = proptest::collection::vec(random_call(), 1..6);
     let result = runner.run(&strategy, |calls| {
-        let mut p = Pair::new();
-        create(&mut p, "q", r#"{"VisibilityTimeout":"30"}"#);
-        create(
-            &mut p,
-            "q.fifo",
-            r#"{"FifoQueue":"true","ContentBasedDeduplication":"true"}"#,
-        );
+        let mut p = Pair::with_queues();
         let mut held = Vec::new();
         for url in [STD, FIFO] {
             for (group, body) in [("g1", "first"), ("g2", "second")] {
