@@ -25,6 +25,7 @@ mod records;
 pub mod requests;
 pub mod responses;
 mod send;
+mod values;
 mod visibility;
 
 use crate::changes::Changes;

@@ -1,12 +1,12 @@
 //! ReceiveMessage: selection (standard lanes, FIFO groups), dead-letter moves, attempt-id
 //! retries, and the response with filtered attributes and their MD5.
 
-use super::ids::{format_uuid, sequence_number, uuid_text, Receipt};
+use super::ids::{format_uuid, sequence_number, Receipt};
 use super::journal::RecordKey;
 use super::message::{Message, MessageState};
 use super::queue::{Attempt, Queue, Removal};
 use super::requests::ReceiveMessageRequest;
-use super::responses::{push_with, ReceiveMessageResponse, ReceivedMessage};
+use super::responses::{push_with, Md5Digest, MessageId, ReceiveMessageResponse, ReceivedMessage};
 use super::{int_in_range, Engine};
 use crate::digest;
 use crate::error::{invalid_value, SqsError};
@@ -391,13 +391,13 @@ impl Render<'_> {
                 self.attributes(m)
             };
         ReceivedMessage {
-            message_id: uuid_text(id),
+            message_id: MessageId::from_bits(id),
             receipt_handle: self.keys.receipt_handle(Receipt {
                 queue: self.queue,
                 seq: m.seq,
                 serial: m.serial,
             }),
-            md5_of_body: crate::digest::hex16(&m.body_md5),
+            md5_of_body: Md5Digest::from_bytes(m.body_md5),
             // Not `to_string()`: on a `Box<str>` that goes through `Display` and the formatter.
             body: m.body.clone(),
             attributes,

@@ -6,6 +6,7 @@
 
 pub use super::ids::{ReceiptHandleText, UuidText};
 use super::json_out::{list, string, Obj};
+pub use super::values::{Md5Digest, MessageId};
 pub use crate::digest::Md5Text;
 use crate::error::SqsError;
 use crate::maps::SortedMap;
@@ -45,8 +46,8 @@ impl JsonResponse for EmptyResponse {
 #[allow(missing_docs)]
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SendMessageResponse {
-    pub message_id: UuidText,
-    pub md5_of_message_body: Md5Text,
+    pub message_id: MessageId,
+    pub md5_of_message_body: Md5Digest,
     pub md5_of_message_attributes: Option<String>,
     pub md5_of_message_system_attributes: Option<String>,
     /// FIFO queues only.
@@ -59,12 +60,12 @@ impl SendMessageResponse {
             "MD5OfMessageAttributes",
             self.md5_of_message_attributes.as_deref(),
         );
-        o.token("MD5OfMessageBody", &self.md5_of_message_body);
+        o.token("MD5OfMessageBody", &self.md5_of_message_body.text());
         o.opt(
             "MD5OfMessageSystemAttributes",
             self.md5_of_message_system_attributes.as_deref(),
         );
-        o.token("MessageId", &self.message_id);
+        o.token("MessageId", &self.message_id.text());
         o.opt("SequenceNumber", self.sequence_number.as_deref());
     }
 }
@@ -249,9 +250,9 @@ pub type MessageBody = triomphe::Arc<str>;
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReceivedMessage {
-    pub message_id: UuidText,
+    pub message_id: MessageId,
     pub receipt_handle: ReceiptHandleText,
-    pub md5_of_body: Md5Text,
+    pub md5_of_body: Md5Digest,
     pub body: MessageBody,
     /// The system attributes asked for (`Attributes` on the wire), by name.
     pub attributes: SortedMap<String, String>,
@@ -301,7 +302,7 @@ impl ReceivedMessage {
             a.end();
         }
         o.str("Body", &self.body);
-        o.token("MD5OfBody", &self.md5_of_body);
+        o.token("MD5OfBody", &self.md5_of_body.text());
         o.opt(
             "MD5OfMessageAttributes",
             self.md5_of_message_attributes.as_deref(),
@@ -313,7 +314,7 @@ impl ReceivedMessage {
             }
             a.end();
         }
-        o.token("MessageId", &self.message_id);
+        o.token("MessageId", &self.message_id.text());
         o.token("ReceiptHandle", &self.receipt_handle);
         o.end();
     }

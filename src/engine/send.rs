@@ -1,13 +1,13 @@
 //! SendMessage and SendMessageBatch: validation in SQS's order, FIFO deduplication, delays.
 
-use super::ids::{sequence_number, uuid_text};
+use super::ids::sequence_number;
 use super::journal::RecordKey;
 use super::message::{Message, MessageExtra, MessageState};
 use super::queue::DedupEntry;
 use super::requests::{SendMessageBatchRequest, SendMessageRequest};
 use super::responses::{
-    push_entry, BatchResponse, BatchResultErrorEntry, SendMessageBatchResponse,
-    SendMessageBatchResultEntry, SendMessageResponse,
+    push_entry, BatchResponse, BatchResultErrorEntry, Md5Digest, MessageId,
+    SendMessageBatchResponse, SendMessageBatchResultEntry, SendMessageResponse,
 };
 use super::Engine;
 use crate::context::CallContext;
@@ -190,7 +190,7 @@ impl Engine {
             if let Some(original) = q.dedup.get(&key) {
                 // Accepted but not enqueued again; the answer names the original message (what
                 // LocalStack and ElasticMQ do; AWS's exact answer was not recorded, spec §14.4).
-                let message_id = uuid_text(original.message_id);
+                let message_id = MessageId::from_bits(original.message_id);
                 let seq = original.seq;
                 let name = q.name.clone();
                 let (mid, did) = (message_id.to_string(), dedup_id.clone());
@@ -199,7 +199,7 @@ impl Engine {
                     deduplication_id: did,
                 });
                 out.message_id = message_id;
-                out.md5_of_message_body = crate::digest::hex16(&body_md5);
+                out.md5_of_message_body = Md5Digest::from_bytes(body_md5);
                 out.md5_of_message_attributes = attributes_md5;
                 out.md5_of_message_system_attributes = system_attributes_md5;
                 out.sequence_number = Some(sequence_number(seq));
@@ -262,7 +262,7 @@ impl Engine {
         let fifo = q.fifo();
         q.insert(msg, &mut self.journal);
         let name = self.journal.feed().then(|| q.name.clone());
-        let message_id = uuid_text(id);
+        let message_id = MessageId::from_bits(id);
         let sequence = fifo.then(|| sequence_number(seq));
         if let Some(name) = name {
             let (mid, gid, sn) = (
@@ -278,7 +278,7 @@ impl Engine {
             });
         }
         out.message_id = message_id;
-        out.md5_of_message_body = crate::digest::hex16(&body_md5);
+        out.md5_of_message_body = Md5Digest::from_bytes(body_md5);
         out.md5_of_message_attributes = attributes_md5;
         out.md5_of_message_system_attributes = system_attributes_md5;
         out.sequence_number = sequence;
