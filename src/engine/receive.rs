@@ -6,7 +6,9 @@ use super::journal::RecordKey;
 use super::message::{Message, MessageState};
 use super::queue::{Attempt, Queue, Removal};
 use super::requests::ReceiveMessageRequest;
-use super::responses::{push_with, Md5Digest, MessageId, ReceiveMessageResponse, ReceivedMessage};
+use super::responses::{
+    push_with, Md5Digest, MessageId, ReceiveMessageResponse, ReceivedMessage, SelectedAttributes,
+};
 use super::{int_in_range, Engine};
 use crate::digest;
 use crate::error::{invalid_value, SqsError};
@@ -384,12 +386,6 @@ impl Render<'_> {
     /// keeps one copy: inlined into both its callers it made the package 0.8 KB larger.
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn message(&self, m: &Message, id: u128) -> ReceivedMessage {
-        let (attributes, md5_of_message_attributes, message_attributes) =
-            if self.wanted.is_empty() && self.req.message_attribute_names.is_none() {
-                Default::default()
-            } else {
-                self.attributes(m)
-            };
         ReceivedMessage {
             message_id: MessageId::from_bits(id),
             receipt_handle: self.keys.receipt_handle(Receipt {
@@ -400,22 +396,17 @@ impl Render<'_> {
             md5_of_body: Md5Digest::from_bytes(m.body_md5),
             // Not `to_string()`: on a `Box<str>` that goes through `Display` and the formatter.
             body: m.body.clone(),
-            attributes,
-            md5_of_message_attributes,
-            message_attributes,
+            selected: if self.wanted.is_empty() && self.req.message_attribute_names.is_none() {
+                None
+            } else {
+                self.attributes(m)
+            },
         }
     }
 
     /// The system attributes asked for, and the message attributes the filters select with
-    /// their MD5.
-    fn attributes(
-        &self,
-        m: &Message,
-    ) -> (
-        SortedMap<String, String>,
-        Option<String>,
-        crate::model::MessageAttributes,
-    ) {
+    /// their MD5; `None` if that is nothing.
+    fn attributes(&self, m: &Message) -> Option<Box<SelectedAttributes>> {
         let mut attributes = SortedMap::new();
         if !self.wanted.is_empty() {
             let all = self.wanted.contains(&"All");
@@ -444,7 +435,12 @@ impl Render<'_> {
                     .collect();
             }
         }
-        (attributes, md5_of_message_attributes, message_attributes)
+        let selected = SelectedAttributes {
+            attributes,
+            md5_of_message_attributes,
+            message_attributes,
+        };
+        (selected != SelectedAttributes::default()).then(|| Box::new(selected))
     }
 
     fn system_attribute(&self, m: &Message, name: &str) -> Option<String> {

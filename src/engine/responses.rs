@@ -254,11 +254,51 @@ pub struct ReceivedMessage {
     pub receipt_handle: ReceiptHandleText,
     pub md5_of_body: Md5Digest,
     pub body: MessageBody,
+    /// The attributes the receive's filters selected, if any. Behind one pointer, which most
+    /// receives leave empty: inline, the three empty collections were built apart and copied
+    /// in with loads wider than their stores (a third of `deliver`'s samples waited on them),
+    /// and the message was 176 bytes, past what the compiler copies without a `memcpy` call;
+    /// it is 112 now.
+    pub selected: Option<Box<SelectedAttributes>>,
+}
+
+/// What a receive's attribute filters selected of one message.
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SelectedAttributes {
     /// The system attributes asked for (`Attributes` on the wire), by name.
     pub attributes: SortedMap<String, String>,
     /// Present when message attributes were asked for and at least one was selected.
     pub md5_of_message_attributes: Option<String>,
     pub message_attributes: MessageAttributes,
+}
+
+/// The empty selection of a message that was received without attributes.
+static NOTHING_SELECTED: SelectedAttributes = SelectedAttributes {
+    attributes: SortedMap::new(),
+    md5_of_message_attributes: None,
+    message_attributes: SortedMap::new(),
+};
+
+impl ReceivedMessage {
+    /// The system attributes returned (`Attributes` on the wire), by name.
+    pub fn attributes(&self) -> &SortedMap<String, String> {
+        &self.selection().attributes
+    }
+
+    /// `MD5OfMessageAttributes` of the message attributes returned, if any were.
+    pub fn md5_of_message_attributes(&self) -> Option<&str> {
+        self.selection().md5_of_message_attributes.as_deref()
+    }
+
+    /// The message attributes returned.
+    pub fn message_attributes(&self) -> &MessageAttributes {
+        &self.selection().message_attributes
+    }
+
+    fn selection(&self) -> &SelectedAttributes {
+        self.selected.as_deref().unwrap_or(&NOTHING_SELECTED)
+    }
 }
 
 /// ReceiveMessage's result (an empty list is omitted on the wire).
@@ -294,22 +334,21 @@ impl JsonResponse for ReceiveMessageResponse {
 impl ReceivedMessage {
     fn write_json(&self, out: &mut String) {
         let mut o = Obj::new(out);
-        if !self.attributes.is_empty() {
+        let attributes = self.attributes();
+        if !attributes.is_empty() {
             let mut a = Obj::new(o.member("Attributes"));
-            for (k, v) in &self.attributes {
+            for (k, v) in attributes {
                 string(a.key(k), v);
             }
             a.end();
         }
         o.str("Body", &self.body);
         o.token("MD5OfBody", &self.md5_of_body.text());
-        o.opt(
-            "MD5OfMessageAttributes",
-            self.md5_of_message_attributes.as_deref(),
-        );
-        if !self.message_attributes.is_empty() {
+        o.opt("MD5OfMessageAttributes", self.md5_of_message_attributes());
+        let message_attributes = self.message_attributes();
+        if !message_attributes.is_empty() {
             let mut a = Obj::new(o.member("MessageAttributes"));
-            for (k, v) in &self.message_attributes {
+            for (k, v) in message_attributes {
                 write_attribute(a.key(k), v);
             }
             a.end();
