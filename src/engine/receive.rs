@@ -435,12 +435,16 @@ impl Render<'_> {
                     .collect();
             }
         }
-        let selected = SelectedAttributes {
-            attributes,
-            md5_of_message_attributes,
-            message_attributes,
-        };
-        (selected != SelectedAttributes::default()).then(|| Box::new(selected))
+        let nothing = attributes.is_empty()
+            && md5_of_message_attributes.is_none()
+            && message_attributes.is_empty();
+        (!nothing).then(|| {
+            Box::new(SelectedAttributes {
+                attributes,
+                md5_of_message_attributes,
+                message_attributes,
+            })
+        })
     }
 
     fn system_attribute(&self, m: &Message, name: &str) -> Option<String> {

@@ -334,24 +334,28 @@ impl JsonResponse for ReceiveMessageResponse {
 impl ReceivedMessage {
     fn write_json(&self, out: &mut String) {
         let mut o = Obj::new(out);
-        let attributes = self.attributes();
-        if !attributes.is_empty() {
+        let selected = self.selected.as_deref();
+        if let Some(s) = selected.filter(|s| !s.attributes.is_empty()) {
             let mut a = Obj::new(o.member("Attributes"));
-            for (k, v) in attributes {
+            for (k, v) in &s.attributes {
                 string(a.key(k), v);
             }
             a.end();
         }
         o.str("Body", &self.body);
         o.token("MD5OfBody", &self.md5_of_body.text());
-        o.opt("MD5OfMessageAttributes", self.md5_of_message_attributes());
-        let message_attributes = self.message_attributes();
-        if !message_attributes.is_empty() {
-            let mut a = Obj::new(o.member("MessageAttributes"));
-            for (k, v) in message_attributes {
-                write_attribute(a.key(k), v);
+        if let Some(s) = selected {
+            o.opt(
+                "MD5OfMessageAttributes",
+                s.md5_of_message_attributes.as_deref(),
+            );
+            if !s.message_attributes.is_empty() {
+                let mut a = Obj::new(o.member("MessageAttributes"));
+                for (k, v) in &s.message_attributes {
+                    write_attribute(a.key(k), v);
+                }
+                a.end();
             }
-            a.end();
         }
         o.token("MessageId", &self.message_id.text());
         o.token("ReceiptHandle", &self.receipt_handle);
