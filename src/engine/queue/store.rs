@@ -190,35 +190,33 @@ impl Runs {
         }
     }
 
-    /// Take the message with sequence `seq` out and hand it to `f`, or give `f` back if there
-    /// is none. Inlined natively with `f`, so that a caller that keeps a few of the message's
-    /// fields (a delete) never copies the whole message: returned through three functions, its
-    /// 104 bytes were copied each time, re-read in pieces that straddled the stores that wrote
-    /// them, and those loads waited (a fifth of a delete's samples, perf, seventeenth session).
+    /// Where the message with sequence `seq` lies, if it is here.
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-    fn take<R, F: FnOnce(Message) -> R>(&mut self, seq: u64, f: F) -> Result<R, F> {
-        let Some(place) = self.locate(seq) else {
-            return Err(f);
-        };
+    fn find(&self, seq: u64) -> Option<Found> {
+        let place = self.locate(seq)?;
         let newest = self.ends.map(|e| e.1) == Some(place);
-        let Some(run) = self.run_mut(place.1) else {
-            return Err(f);
-        };
-        let Some(i) = position(run, seq) else {
-            return Err(f);
-        };
-        // Deletes mostly take the oldest message; `remove` is the general shifting code.
-        let msg = if i == 0 {
+        let i = position(self.run(place.1)?, seq)?;
+        Some(Found { place, newest, i })
+    }
+
+    fn at(&self, found: Found) -> Option<&Message> {
+        self.run(found.place.1)?.get(found.i)
+    }
+
+    /// Take out the message `find` found. Deletes mostly take the oldest message; `remove` is
+    /// the general shifting code.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    fn take_at(&mut self, found: Found) -> Option<Message> {
+        let run = self.run_mut(found.place.1)?;
+        let msg = if found.i == 0 {
             run.pop_front()
         } else {
-            run.remove(i)
+            run.remove(found.i)
         };
-        let Some(msg) = msg else {
-            return Err(f);
-        };
-        let out = f(msg);
-        self.removed(place, newest);
-        Ok(out)
+        if msg.is_some() {
+            self.removed(found.place, found.newest);
+        }
+        msg
     }
 
     /// After a message left the run filed as `place`: an emptied run is dropped, and a run
@@ -265,6 +263,15 @@ fn position(run: &VecDeque<Message>, seq: u64) -> Option<usize> {
         }
     }
     run.binary_search_by_key(&seq, |m| m.seq).ok()
+}
+
+/// Where `Runs::find` found a message: its run's `(key, slot)`, whether that run is the newest,
+/// and the message's index in it.
+#[derive(Debug, Clone, Copy)]
+struct Found {
+    place: (u64, u64),
+    newest: bool,
+    i: usize,
 }
 
 /// Make room for one more message in a run that is not full.
@@ -321,25 +328,39 @@ impl Messages {
     }
 
     pub(crate) fn remove(&mut self, seq: &u64) -> Option<Message> {
-        self.take(seq, |m| m)
+        let (runs, found) = self.find(*seq)?;
+        runs.take_at(found)
     }
 
-    /// Take a message out and hand it to `f` (see `Runs::take`).
+    /// Take a message out, `f` reading it where it lies first: a caller that keeps a few of
+    /// its fields (a delete) never copies the whole message. Returned through three functions,
+    /// its 104 bytes were copied each time, re-read in pieces that straddled the stores that
+    /// wrote them, and those loads waited (a fifth of a delete's samples, perf, seventeenth
+    /// session); handed to `f` by value, it was still copied once, and one load of that copy
+    /// waited (a quarter of `Queue::discard`'s samples, nineteenth session).
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-    pub(crate) fn take<R>(&mut self, seq: &u64, f: impl FnOnce(Message) -> R) -> Option<R> {
-        let f = match self.ordered.take(*seq, f) {
-            Ok(out) => return Some(out),
-            Err(f) => f,
-        };
+    pub(crate) fn take<R>(&mut self, seq: &u64, f: impl FnOnce(&Message) -> R) -> Option<R> {
+        let (runs, found) = self.find(*seq)?;
+        let out = runs.at(found).map(f);
+        runs.take_at(found);
+        out
+    }
+
+    /// The runs holding `seq` and where in them; a message leaving `others` leaves its age
+    /// index here.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    fn find(&mut self, seq: u64) -> Option<(&mut Runs, Found)> {
+        if let Some(found) = self.ordered.find(seq) {
+            return Some((&mut self.ordered, found));
+        }
         if self.others.len == 0 {
             return None;
         }
-        let (age, out) = self
-            .others
-            .take(*seq, |m| ((m.sent_at, m.seq), f(m)))
-            .ok()?;
-        self.others_by_age.remove(&age);
-        Some(out)
+        let found = self.others.find(seq)?;
+        if let Some(m) = self.others.at(found) {
+            self.others_by_age.remove(&(m.sent_at, m.seq));
+        }
+        Some((&mut self.others, found))
     }
 
     /// `(sent_at, seq)` of the message sent first: the next to expire by retention.
