@@ -14,6 +14,7 @@ use wasq::engine::requests::{
     ReceiptBatchRequest, ReceiptRequest, ReceiveMessageRequest, SendMessageBatchRequest,
     SendMessageRequest,
 };
+use wasq::engine::responses::ReceiveMessageResponse;
 use wasq::{CallContext, Engine, EngineConfig, Service};
 
 const NOW: u64 = 1_700_000_000_000;
@@ -184,11 +185,38 @@ fn typed_receive(max: i64) -> ReceiveMessageRequest {
 /// owned, as before, unless `lend_ids`.
 fn typed_batch_cycle(svc: &mut Service, send: &SendMessageBatchRequest, lend_ids: bool) {
     let ctx = CallContext::default();
-    let sent = svc.send_message_batch(NOW, &ctx, send.clone());
+    let sent = svc.send_message_batch(NOW, &ctx, &send.clone());
     assert_eq!(sent.map(|s| s.successful.len()).ok(), Some(10));
     let out = svc
-        .receive_message(NOW, &ctx, typed_receive(10))
+        .receive_message(NOW, &ctx, &typed_receive(10))
         .unwrap_or_else(|e| panic!("{e:?}"));
+    delete_received(svc, &out, lend_ids);
+}
+
+/// The batched cycle of a caller that keeps its send and receive requests and refills the send
+/// entries in place before each call, which the typed actions allow since they borrow their
+/// requests: no request is built or dropped per call but the delete (its handles are new each
+/// time). Strings lent, as in `lent_send_batch`.
+fn kept_request_cycle(
+    svc: &mut Service,
+    send: &mut SendMessageBatchRequest,
+    receive: &ReceiveMessageRequest,
+) {
+    let ctx = CallContext::default();
+    for (entry, body) in send.entries.iter_mut().flatten().zip(BODIES) {
+        entry.message_body = Some(body.into());
+    }
+    let sent = svc.send_message_batch(NOW, &ctx, send);
+    assert_eq!(sent.map(|s| s.successful.len()).ok(), Some(10));
+    let out = svc
+        .receive_message(NOW, &ctx, receive)
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    delete_received(svc, &out, true);
+}
+
+/// DeleteMessageBatch of every message of `out`, entries borrowing its handles.
+fn delete_received(svc: &mut Service, out: &ReceiveMessageResponse, lend_ids: bool) {
+    let ctx = CallContext::default();
     // Entries borrow the handles from the response, as a caller that deletes what it received can.
     let entries: Vec<ReceiptRequest> = out
         .messages
@@ -207,7 +235,7 @@ fn typed_batch_cycle(svc: &mut Service, send: &SendMessageBatchRequest, lend_ids
     let deleted = svc.delete_message_batch(
         NOW,
         &ctx,
-        ReceiptBatchRequest {
+        &ReceiptBatchRequest {
             queue_url: Some(STD_URL.into()),
             entries: Some(entries),
         },
@@ -223,10 +251,10 @@ fn typed_single_cycle(svc: &mut Service, body: &str) {
         message_body: Some(body.into()),
         ..Default::default()
     };
-    svc.send_message(NOW, &ctx, send)
+    svc.send_message(NOW, &ctx, &send)
         .unwrap_or_else(|e| panic!("{e:?}"));
     let out = svc
-        .receive_message(NOW, &ctx, typed_receive(1))
+        .receive_message(NOW, &ctx, &typed_receive(1))
         .unwrap_or_else(|e| panic!("{e:?}"));
     for m in &out.messages {
         let del = ReceiptRequest {
@@ -234,7 +262,7 @@ fn typed_single_cycle(svc: &mut Service, body: &str) {
             receipt_handle: Some(m.receipt_handle.as_str().into()),
             ..Default::default()
         };
-        svc.delete_message(NOW, &ctx, del)
+        svc.delete_message(NOW, &ctx, &del)
             .unwrap_or_else(|e| panic!("{e:?}"));
     }
     svc.drain();
@@ -318,6 +346,10 @@ fn cycles(c: &mut Criterion) {
         let lent_send = lent_send_batch();
         g.bench_function("batch10/Service typed, strings lent", |b| {
             b.iter(|| typed_batch_cycle(&mut svc, &lent_send, true))
+        });
+        let (mut kept_send, kept_receive) = (lent_send_batch(), typed_receive(10));
+        g.bench_function("batch10/Service typed, requests kept", |b| {
+            b.iter(|| kept_request_cycle(&mut svc, &mut kept_send, &kept_receive))
         });
         let (send_text, receive_text) = (batch_send.to_string(), batch_receive.to_string());
         g.bench_function("batch10/Service::dispatch_json", |b| {
@@ -535,7 +567,7 @@ criterion_group! {
     targets = cycles, large_body, receive_scaling, internal_scaling, restore
 }
 
-/// `WASQ_FIXED_CYCLES=<n> WASQ_PATH=<dispatch|typed|typed-lent|json> WASQ_CONFIG=<persist+observe|persist
+/// `WASQ_FIXED_CYCLES=<n> WASQ_PATH=<dispatch|typed|typed-lent|typed-kept|json> WASQ_CONFIG=<persist+observe|persist
 /// only|in-memory>`: run exactly n batched cycles on one path and exit, for
 /// `perf stat -e instructions:u`. Instruction counts do not depend on what else the shared
 /// machine runs, so paths compare cleanly when wall-clock figures swing by ±30 %.
@@ -551,12 +583,14 @@ fn fixed_cycles(n: usize) {
     let receive = json!({"QueueUrl": STD_URL, "MaxNumberOfMessages": 10});
     let typed_send = typed_send_batch();
     let lent_send = lent_send_batch();
+    let (mut kept_send, kept_receive) = (lent_send_batch(), typed_receive(10));
     let (send_text, receive_text) = (send.to_string(), receive.to_string());
     let path = std::env::var("WASQ_PATH").unwrap_or_default();
     for _ in 0..n {
         match path.as_str() {
             "typed" => typed_batch_cycle(&mut svc, &typed_send, false),
             "typed-lent" => typed_batch_cycle(&mut svc, &lent_send, true),
+            "typed-kept" => kept_request_cycle(&mut svc, &mut kept_send, &kept_receive),
             "json" => json_batch_cycle(&mut svc, &send_text, &receive_text),
             "none" => {}
             _ => batch_cycle(&mut svc, &send, &receive),

@@ -199,7 +199,7 @@ impl Service {
         &mut self,
         now: u64,
         ctx: &CallContext,
-        req: SendMessageRequest<'_>,
+        req: &SendMessageRequest<'_>,
     ) -> Result<SendMessageResponse, SqsError> {
         self.engine_of(ctx).send_message(now, ctx, req)
     }
@@ -209,7 +209,7 @@ impl Service {
         &mut self,
         now: u64,
         ctx: &CallContext,
-        req: SendMessageBatchRequest<'_>,
+        req: &SendMessageBatchRequest<'_>,
     ) -> Result<SendMessageBatchResponse, SqsError> {
         self.engine_of(ctx).send_message_batch(now, ctx, req)
     }
@@ -219,7 +219,7 @@ impl Service {
         &mut self,
         now: u64,
         ctx: &CallContext,
-        req: ReceiveMessageRequest,
+        req: &ReceiveMessageRequest,
     ) -> Result<ReceiveMessageResponse, SqsError> {
         self.engine_of(ctx).receive_message(now, req)
     }
@@ -229,7 +229,7 @@ impl Service {
         &mut self,
         now: u64,
         ctx: &CallContext,
-        req: ReceiptRequest<'_>,
+        req: &ReceiptRequest<'_>,
     ) -> Result<EmptyResponse, SqsError> {
         self.engine_of(ctx).delete_message(now, req)
     }
@@ -239,7 +239,7 @@ impl Service {
         &mut self,
         now: u64,
         ctx: &CallContext,
-        req: ReceiptBatchRequest<'_>,
+        req: &ReceiptBatchRequest<'_>,
     ) -> Result<DeleteMessageBatchResponse, SqsError> {
         self.engine_of(ctx).delete_message_batch(now, req)
     }
@@ -249,7 +249,7 @@ impl Service {
         &mut self,
         now: u64,
         ctx: &CallContext,
-        req: ReceiptRequest<'_>,
+        req: &ReceiptRequest<'_>,
     ) -> Result<EmptyResponse, SqsError> {
         self.engine_of(ctx).change_message_visibility(now, req)
     }
@@ -259,7 +259,7 @@ impl Service {
         &mut self,
         now: u64,
         ctx: &CallContext,
-        req: ReceiptBatchRequest<'_>,
+        req: &ReceiptBatchRequest<'_>,
     ) -> Result<ChangeMessageVisibilityBatchResponse, SqsError> {
         self.engine_of(ctx)
             .change_message_visibility_batch(now, req)

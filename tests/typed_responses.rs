@@ -55,7 +55,7 @@ impl Pair {
             .send_message(
                 NOW,
                 &ctx,
-                SendMessageRequest {
+                &SendMessageRequest {
                     queue_url: Some(self.url.as_str().into()),
                     message_body: Some(body.into()),
                     message_attributes: attributes,
@@ -98,7 +98,7 @@ impl Pair {
             .receive_message(
                 NOW,
                 &ctx,
-                ReceiveMessageRequest {
+                &ReceiveMessageRequest {
                     queue_url: Some(self.url.clone()),
                     attribute_names: owned(&attribute_names),
                     message_attribute_names: owned(&message_attribute_names),

@@ -3,6 +3,11 @@
 //! Each typed call does what `dispatch` does around an action (apply what fell due, realism
 //! throttling) and answers the typed response; `dispatch` and `dispatch_json` are layers over
 //! the same actions, so all three answer alike.
+//!
+//! Each borrows its request: an action only reads it (a body is copied into the store from
+//! whatever holds it), and a caller can then keep one request and refill it between calls
+//! rather than build and drop one per call, which was ~5 % of a native batched cycle's
+//! instructions (BENCHMARKS.md, "Native engine → Nineteenth session").
 
 use super::json_in::{self, Request};
 use super::requests::{
@@ -55,11 +60,11 @@ impl Engine {
         &mut self,
         now: u64,
         ctx: &CallContext,
-        req: SendMessageRequest<'_>,
+        req: &SendMessageRequest<'_>,
     ) -> Result<SendMessageResponse, SqsError> {
         let group = req.message_group_id.as_deref();
         let now = self.admit(now, "SendMessage", req.queue_url.as_deref(), group)?;
-        self.run_send_message(now, ctx, &req)
+        self.run_send_message(now, ctx, req)
     }
 
     /// SendMessageBatch.
@@ -67,7 +72,7 @@ impl Engine {
         &mut self,
         now: u64,
         ctx: &CallContext,
-        req: SendMessageBatchRequest<'_>,
+        req: &SendMessageBatchRequest<'_>,
     ) -> Result<SendMessageBatchResponse, SqsError> {
         let group = req
             .entries
@@ -75,44 +80,44 @@ impl Engine {
             .and_then(|e| e.first())
             .and_then(|e| e.message_group_id.as_deref());
         let now = self.admit(now, "SendMessageBatch", req.queue_url.as_deref(), group)?;
-        self.run_send_message_batch(now, ctx, &req)
+        self.run_send_message_batch(now, ctx, req)
     }
 
     /// ReceiveMessage (one attempt: long polling is the host's, see `receivable`).
     pub fn receive_message(
         &mut self,
         now: u64,
-        req: ReceiveMessageRequest,
+        req: &ReceiveMessageRequest,
     ) -> Result<ReceiveMessageResponse, SqsError> {
         let now = self.admit(now, "ReceiveMessage", req.queue_url.as_deref(), None)?;
-        self.run_receive_message(now, &req)
+        self.run_receive_message(now, req)
     }
 
     /// DeleteMessage (`QueueUrl`, `ReceiptHandle`).
     pub fn delete_message(
         &mut self,
         now: u64,
-        req: ReceiptRequest<'_>,
+        req: &ReceiptRequest<'_>,
     ) -> Result<EmptyResponse, SqsError> {
         let now = self.admit(now, "DeleteMessage", req.queue_url.as_deref(), None)?;
-        self.run_delete_message(now, &req)
+        self.run_delete_message(now, req)
     }
 
     /// DeleteMessageBatch.
     pub fn delete_message_batch(
         &mut self,
         now: u64,
-        req: ReceiptBatchRequest<'_>,
+        req: &ReceiptBatchRequest<'_>,
     ) -> Result<DeleteMessageBatchResponse, SqsError> {
         let now = self.admit(now, "DeleteMessageBatch", req.queue_url.as_deref(), None)?;
-        self.run_delete_message_batch(now, &req)
+        self.run_delete_message_batch(now, req)
     }
 
     /// ChangeMessageVisibility (`QueueUrl`, `ReceiptHandle`, `VisibilityTimeout`).
     pub fn change_message_visibility(
         &mut self,
         now: u64,
-        req: ReceiptRequest<'_>,
+        req: &ReceiptRequest<'_>,
     ) -> Result<EmptyResponse, SqsError> {
         let now = self.admit(
             now,
@@ -120,14 +125,14 @@ impl Engine {
             req.queue_url.as_deref(),
             None,
         )?;
-        self.run_change_message_visibility(now, &req)
+        self.run_change_message_visibility(now, req)
     }
 
     /// ChangeMessageVisibilityBatch.
     pub fn change_message_visibility_batch(
         &mut self,
         now: u64,
-        req: ReceiptBatchRequest<'_>,
+        req: &ReceiptBatchRequest<'_>,
     ) -> Result<ChangeMessageVisibilityBatchResponse, SqsError> {
         let now = self.admit(
             now,
@@ -135,7 +140,7 @@ impl Engine {
             req.queue_url.as_deref(),
             None,
         )?;
-        self.run_change_message_visibility_batch(now, &req)
+        self.run_change_message_visibility_batch(now, req)
     }
 
     /// `dispatch` with JSON text in and out: the same answer, byte for byte, as
@@ -164,16 +169,16 @@ impl Engine {
     ) -> Result<String, SqsError> {
         if let Some(req) = json_in::read(action, params_json) {
             return match req {
-                Request::Send(r) => self.send_message(now, ctx, r).map(|r| r.to_json()),
-                Request::SendBatch(r) => self.send_message_batch(now, ctx, r).map(|r| r.to_json()),
-                Request::Receive(r) => self.receive_message(now, r).map(|r| r.to_json()),
-                Request::Delete(r) => self.delete_message(now, r).map(|r| r.to_json()),
-                Request::DeleteBatch(r) => self.delete_message_batch(now, r).map(|r| r.to_json()),
+                Request::Send(r) => self.send_message(now, ctx, &r).map(|r| r.to_json()),
+                Request::SendBatch(r) => self.send_message_batch(now, ctx, &r).map(|r| r.to_json()),
+                Request::Receive(r) => self.receive_message(now, &r).map(|r| r.to_json()),
+                Request::Delete(r) => self.delete_message(now, &r).map(|r| r.to_json()),
+                Request::DeleteBatch(r) => self.delete_message_batch(now, &r).map(|r| r.to_json()),
                 Request::ChangeVisibility(r) => {
-                    self.change_message_visibility(now, r).map(|r| r.to_json())
+                    self.change_message_visibility(now, &r).map(|r| r.to_json())
                 }
                 Request::ChangeVisibilityBatch(r) => self
-                    .change_message_visibility_batch(now, r)
+                    .change_message_visibility_batch(now, &r)
                     .map(|r| r.to_json()),
             };
         }
