@@ -623,10 +623,6 @@ impl Engine {
         let scheme = ctx.scheme.as_deref().unwrap_or("http");
         format!("{scheme}://{host}/{}/{name}", self.config.account_id)
     }
-
-    fn sender_id(&self, ctx: &CallContext) -> Option<String> {
-        ctx.sender_id.clone()
-    }
 }
 
 /// A typed response's JSON text.
