@@ -293,6 +293,7 @@ impl Enqueuer<'_> {
 
 impl Engine {
     /// The queue `uid` and what an enqueue changes besides it, borrowed apart.
+    #[inline(always)]
     fn enqueuer(&mut self, uid: u64) -> Result<(&mut Queue, Enqueuer<'_>), SqsError> {
         let Engine {
             queues,
@@ -301,7 +302,9 @@ impl Engine {
             journal,
             ..
         } = self;
-        let q = queues.get_mut(&uid).ok_or(SqsError::QueueDoesNotExist)?;
+        let Some(q) = queues.get_mut(&uid) else {
+            return Err(SqsError::QueueDoesNotExist);
+        };
         Ok((
             q,
             Enqueuer {
@@ -346,7 +349,7 @@ impl Engine {
         if total > MAX_BATCH_BYTES {
             return Err(SqsError::BatchRequestTooLong(total));
         }
-        let q = self.queue(uid)?;
+        let (q, mut e) = self.enqueuer(uid)?;
         if q.fifo() {
             // On FIFO queues these fail the whole request, not one entry (spec §4.9).
             if entries.iter().any(|e| e.message_group_id.is_none()) {
@@ -368,7 +371,6 @@ impl Engine {
             failed: Vec::new(),
         };
         let md5s = batch_md5s(entries);
-        let (q, mut e) = self.enqueuer(uid)?;
         // Entries are enqueued in request order (FIFO order follows it).
         for (entry, md5) in entries.iter().zip(md5s) {
             let id = entry.id.as_deref().unwrap_or_default();
