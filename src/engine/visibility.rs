@@ -3,7 +3,7 @@
 
 use super::ids::{format_uuid, Receipt};
 use super::message::MessageState;
-use super::queue::Removal;
+use super::queue::{Queue, Removal};
 use super::requests::{ReceiptBatchRequest, ReceiptRequest};
 use super::responses::{
     push_entry, BatchResponse, BatchResultEntry, BatchResultErrorEntry, EmptyResponse,
@@ -20,23 +20,54 @@ fn expired(handle: &str) -> SqsError {
     invalid_value(handle, "ReceiptHandle", "The receipt handle has expired.")
 }
 
+/// What a delete or visibility change reads and changes besides its queue, borrowed apart from
+/// `Engine::queues`: a batch looks its queue up once, not once an entry.
+struct Receipts<'e> {
+    keys: &'e super::ids::IdKeys,
+    journal: &'e mut super::journal::Journal,
+    uid: u64,
+    now: u64,
+}
+
 impl Engine {
+    /// The queue `uid` and what its receipt actions need besides it, borrowed apart.
+    #[inline(always)]
+    fn receipts(&mut self, uid: u64, now: u64) -> Result<(&mut Queue, Receipts<'_>), SqsError> {
+        let Engine {
+            queues,
+            keys,
+            journal,
+            ..
+        } = self;
+        let Some(q) = queues.get_mut(&uid) else {
+            return Err(SqsError::QueueDoesNotExist);
+        };
+        Ok((
+            q,
+            Receipts {
+                keys,
+                journal,
+                uid,
+                now,
+            },
+        ))
+    }
+}
+
+impl Receipts<'_> {
     /// Decode a handle and check it belongs to this queue incarnation.
-    fn receipt(&self, uid: u64, handle: &str) -> Result<Receipt, SqsError> {
+    fn receipt(&self, handle: &str) -> Result<Receipt, SqsError> {
         self.keys
             .parse_receipt_handle(handle)
-            .filter(|r| r.queue == uid)
+            .filter(|r| r.queue == self.uid)
             .ok_or_else(|| SqsError::ReceiptHandleIsInvalid(handle.to_string()))
     }
 
     /// Delete one message. Here and in `change_visibility_one` the caller re-files the queue's
     /// deadline (`sync_deadline`) once for its call, not once per entry of a batch.
-    fn delete_one(&mut self, uid: u64, now: u64, handle: Option<&str>) -> Result<(), SqsError> {
+    fn delete_one(&mut self, q: &mut Queue, handle: Option<&str>) -> Result<(), SqsError> {
         let handle = handle.ok_or_else(|| SqsError::MissingParameter("ReceiptHandle".into()))?;
-        let r = self.receipt(uid, handle)?;
-        let Some(q) = self.queues.get_mut(&uid) else {
-            return Err(SqsError::QueueDoesNotExist);
-        };
+        let r = self.receipt(handle)?;
         if q.fifo() {
             let Some(m) = q.messages.get(&r.seq) else {
                 // Already deleted, expired, purged or moved: SQS answers success (spec §7.3).
@@ -50,17 +81,17 @@ impl Engine {
         // Standard queues accept any handle the message was given, even an expired or older one
         // (spec §7.3: "the request will succeed"), and a message already gone is a success as
         // well: one lookup, the removal's own.
-        q.discard(r.seq, now, Removal::Deleted, &mut self.journal);
+        q.discard(r.seq, self.now, Removal::Deleted, self.journal);
         Ok(())
     }
 
     fn change_visibility_one(
         &mut self,
-        uid: u64,
-        now: u64,
+        q: &mut Queue,
         handle: Option<&str>,
         timeout: Option<i64>,
     ) -> Result<(), SqsError> {
+        let now = self.now;
         let handle = handle.ok_or_else(|| SqsError::MissingParameter("ReceiptHandle".into()))?;
         let timeout =
             timeout.ok_or_else(|| SqsError::MissingParameter("VisibilityTimeout".into()))?;
@@ -71,10 +102,7 @@ impl Engine {
                 "Must be >= 0 and <= 43200, if provided.",
             ));
         }
-        let r = self.receipt(uid, handle)?;
-        let Some(q) = self.queues.get_mut(&uid) else {
-            return Err(SqsError::QueueDoesNotExist);
-        };
+        let r = self.receipt(handle)?;
         let Some(m) = q.messages.get_mut(&r.seq) else {
             return Err(invalid_value(
                 handle,
@@ -105,11 +133,11 @@ impl Engine {
             ));
         }
         m.visibility_changed = true;
-        let id = m.id(&self.keys);
+        let id = m.id(self.keys);
         if timeout == 0 {
-            q.make_visible(r.seq, now, &mut self.journal);
+            q.make_visible(r.seq, now, self.journal);
         } else {
-            q.set_in_flight(r.seq, now + timeout_ms, &mut self.journal);
+            q.set_in_flight(r.seq, now + timeout_ms, self.journal);
         }
         if self.journal.feed() {
             let name = q.name.clone();
@@ -121,14 +149,17 @@ impl Engine {
         }
         Ok(())
     }
+}
 
+impl Engine {
     pub(super) fn run_delete_message(
         &mut self,
         now: u64,
         req: &ReceiptRequest,
     ) -> Result<EmptyResponse, SqsError> {
         let uid = self.message_queue(req.queue_url.as_deref())?;
-        let deleted = self.delete_one(uid, now, req.receipt_handle.as_deref());
+        let (q, mut r) = self.receipts(uid, now)?;
+        let deleted = r.delete_one(q, req.receipt_handle.as_deref());
         self.sync_deadline(uid);
         deleted.map(|()| EmptyResponse)
     }
@@ -139,12 +170,9 @@ impl Engine {
         req: &ReceiptRequest,
     ) -> Result<EmptyResponse, SqsError> {
         let uid = self.message_queue(req.queue_url.as_deref())?;
-        let changed = self.change_visibility_one(
-            uid,
-            now,
-            req.receipt_handle.as_deref(),
-            req.visibility_timeout,
-        );
+        let (q, mut r) = self.receipts(uid, now)?;
+        let changed =
+            r.change_visibility_one(q, req.receipt_handle.as_deref(), req.visibility_timeout);
         self.sync_deadline(uid);
         changed.map(|()| EmptyResponse)
     }
@@ -154,12 +182,9 @@ impl Engine {
         now: u64,
         req: &ReceiptBatchRequest,
     ) -> Result<BatchResponse<BatchResultEntry>, SqsError> {
-        self.receipt_batch(
-            now,
-            req,
-            "DeleteMessageBatchRequestEntry",
-            |e, uid, now, entry| e.delete_one(uid, now, entry.receipt_handle.as_deref()),
-        )
+        self.receipt_batch(now, req, "DeleteMessageBatchRequestEntry", |r, q, entry| {
+            r.delete_one(q, entry.receipt_handle.as_deref())
+        })
     }
 
     pub(super) fn run_change_message_visibility_batch(
@@ -171,10 +196,9 @@ impl Engine {
             now,
             req,
             "ChangeMessageVisibilityBatchRequestEntry",
-            |e, uid, now, entry| {
-                e.change_visibility_one(
-                    uid,
-                    now,
+            |r, q, entry| {
+                r.change_visibility_one(
+                    q,
                     entry.receipt_handle.as_deref(),
                     entry.visibility_timeout,
                 )
@@ -187,7 +211,7 @@ impl Engine {
         now: u64,
         req: &ReceiptBatchRequest,
         entry_shape: &str,
-        mut one: impl FnMut(&mut Engine, u64, u64, &ReceiptRequest) -> Result<(), SqsError>,
+        mut one: impl FnMut(&mut Receipts<'_>, &mut Queue, &ReceiptRequest) -> Result<(), SqsError>,
     ) -> Result<BatchResponse<BatchResultEntry>, SqsError> {
         let uid = self.message_queue(req.queue_url.as_deref())?;
         let entries = req
@@ -199,9 +223,10 @@ impl Engine {
             successful: Vec::with_capacity(entries.len()),
             failed: Vec::new(),
         };
+        let (q, mut r) = self.receipts(uid, now)?;
         for entry in entries {
             let id = entry.id.as_deref().unwrap_or_default();
-            match one(self, uid, now, entry) {
+            match one(&mut r, q, entry) {
                 Ok(()) => {
                     push_entry(&mut out.successful, id, |e: &mut BatchResultEntry| {
                         &mut e.id
