@@ -434,18 +434,34 @@ pub(super) fn check_batch_shape<'a>(
     // batch call. Every id is checked first (a missing one is refused as empty); then the id
     // reported is the first (in entry order) that repeats an earlier one.
     let mut list: [&str; 10] = [""; 10];
-    let mut keys = [0u64; 10];
+    // Slots past the last entry keep keys no id has (an id's key fits in 32 bits), distinct
+    // from each other.
+    let mut keys: [u64; 10] = std::array::from_fn(|slot| u64::MAX - slot as u64);
     for ((slot, key), id) in list.iter_mut().zip(keys.iter_mut()).zip(ids) {
         let id = id.unwrap_or_default();
         validate::validate_batch_entry_id(id)?;
         *slot = id;
         *key = id_key(id);
     }
-    let n = n.min(10);
-    for j in 1..n {
-        for i in 0..j {
-            if keys[i] == keys[j] && list[i] == list[j] {
-                return Err(SqsError::BatchEntryIdsNotDistinct(list[j].to_string()));
+    // Natively, all 45 pairs of keys first, without a branch: the loop below, stopping at the
+    // first equal pair, mispredicted its exits, ~1.5 % of a batched cycle's time (perf,
+    // nineteenth session), and most batches have no two keys alike. The wasm goes straight to
+    // the loop: there the unrolled pairs made the package 0.1 KB larger.
+    let mut any_equal = cfg!(target_arch = "wasm32");
+    if !any_equal {
+        for j in 1..10 {
+            for i in 0..j {
+                any_equal |= keys[i] == keys[j];
+            }
+        }
+    }
+    // Only ids whose keys agree are compared in full, in entry order.
+    if any_equal {
+        for j in 1..n.min(10) {
+            for i in 0..j {
+                if keys[i] == keys[j] && list[i] == list[j] {
+                    return Err(SqsError::BatchEntryIdsNotDistinct(list[j].to_string()));
+                }
             }
         }
     }
