@@ -625,6 +625,46 @@ impl Engine {
     }
 }
 
+/// The engine's state that a message action changes besides its queue (the id keys, the
+/// sequence counter, the journal), borrowed apart from `Engine::queues` with the call's queue
+/// and time: a batch then looks its queue up once, where sends probed the table (~1.7 KB
+/// entries) twice a message and deletes once an entry (the probe's key load was a tenth of
+/// `enqueue`'s samples, nineteenth session).
+struct Apart<'e> {
+    keys: &'e IdKeys,
+    next_seq: &'e mut u64,
+    journal: &'e mut Journal,
+    uid: u64,
+    now: u64,
+}
+
+impl Engine {
+    /// The queue `uid` and the rest of the engine a message action changes, borrowed apart.
+    #[inline(always)]
+    fn apart(&mut self, uid: u64, now: u64) -> Result<(&mut Queue, Apart<'_>), SqsError> {
+        let Engine {
+            queues,
+            keys,
+            next_seq,
+            journal,
+            ..
+        } = self;
+        let Some(q) = queues.get_mut(&uid) else {
+            return Err(SqsError::QueueDoesNotExist);
+        };
+        Ok((
+            q,
+            Apart {
+                keys,
+                next_seq,
+                journal,
+                uid,
+                now,
+            },
+        ))
+    }
+}
+
 /// A typed response's JSON text.
 fn text<R: responses::JsonResponse>(r: Result<R, SqsError>) -> Result<String, SqsError> {
     r.map(|r| r.to_json())

@@ -9,7 +9,7 @@ use super::responses::{
     push_entry, BatchResponse, BatchResultErrorEntry, Md5Digest, MessageId,
     SendMessageBatchResponse, SendMessageBatchResultEntry, SendMessageResponse,
 };
-use super::Engine;
+use super::{Apart, Engine};
 use crate::context::CallContext;
 use crate::digest;
 use crate::error::{invalid_value, SqsError};
@@ -145,32 +145,21 @@ fn validate_send<'a>(
     })
 }
 
-/// What an enqueue changes besides its queue, borrowed apart from `Engine::queues`: a batch
-/// looks its queue up once, where validating and enqueuing each message looked it up twice
-/// (a hash-table probe into ~1.7 KB queue entries, a tenth of `enqueue`'s samples).
-struct Enqueuer<'e> {
-    keys: &'e super::ids::IdKeys,
-    next_seq: &'e mut u64,
-    journal: &'e mut super::journal::Journal,
-}
-
-impl Enqueuer<'_> {
+impl Apart<'_> {
     /// Enqueue a validated message (or recognise it as a duplicate) and write its result into
     /// `out`, which a batch has already placed in its list: returned, the ~150-byte result was
     /// copied twice more on its way into a ~240-byte batch entry (three `memcpy` calls a
     /// message). The caller re-files the queue's deadline (`sync_deadline`) once for all the
     /// messages of its call.
-    #[allow(clippy::too_many_arguments)]
     fn enqueue(
         &mut self,
         q: &mut Queue,
-        uid: u64,
-        now: u64,
         ctx: &CallContext,
         v: Validated<'_>,
         body_md5: Option<[u8; 16]>,
         out: &mut SendMessageResponse,
     ) -> Result<(), SqsError> {
+        let (uid, now) = (self.uid, self.now);
         // A batch computed its bodies' digests together; a single send computes its own.
         let body_md5: [u8; 16] = body_md5.unwrap_or_else(|| Md5::digest(v.body.as_bytes()).into());
         let attributes_md5 = v
@@ -292,29 +281,6 @@ impl Enqueuer<'_> {
 }
 
 impl Engine {
-    /// The queue `uid` and what an enqueue changes besides it, borrowed apart.
-    #[inline(always)]
-    fn enqueuer(&mut self, uid: u64) -> Result<(&mut Queue, Enqueuer<'_>), SqsError> {
-        let Engine {
-            queues,
-            keys,
-            next_seq,
-            journal,
-            ..
-        } = self;
-        let Some(q) = queues.get_mut(&uid) else {
-            return Err(SqsError::QueueDoesNotExist);
-        };
-        Ok((
-            q,
-            Enqueuer {
-                keys,
-                next_seq,
-                journal,
-            },
-        ))
-    }
-
     pub(super) fn run_send_message(
         &mut self,
         now: u64,
@@ -322,10 +288,10 @@ impl Engine {
         req: &SendMessageRequest,
     ) -> Result<SendMessageResponse, SqsError> {
         let uid = self.message_queue(req.queue_url.as_deref())?;
-        let (q, mut e) = self.enqueuer(uid)?;
+        let (q, mut e) = self.apart(uid, now)?;
         let v = validate_send(q, req, false)?;
         let mut out = SendMessageResponse::default();
-        let sent = e.enqueue(q, uid, now, ctx, v, None, &mut out);
+        let sent = e.enqueue(q, ctx, v, None, &mut out);
         self.sync_deadline(uid);
         sent.map(|()| out)
     }
@@ -349,7 +315,7 @@ impl Engine {
         if total > MAX_BATCH_BYTES {
             return Err(SqsError::BatchRequestTooLong(total));
         }
-        let (q, mut e) = self.enqueuer(uid)?;
+        let (q, mut e) = self.apart(uid, now)?;
         if q.fifo() {
             // On FIFO queues these fail the whole request, not one entry (spec §4.9).
             if entries.iter().any(|e| e.message_group_id.is_none()) {
@@ -381,7 +347,7 @@ impl Engine {
                 |e: &mut SendMessageBatchResultEntry| &mut e.id,
             );
             let sent = validate_send(q, entry, true)
-                .and_then(|v| e.enqueue(q, uid, now, ctx, v, md5, &mut slot.result));
+                .and_then(|v| e.enqueue(q, ctx, v, md5, &mut slot.result));
             if let Err(e) = sent {
                 out.successful.pop();
                 out.failed.push(BatchResultErrorEntry::new(id, &e));

@@ -9,7 +9,7 @@ use super::responses::{
     push_entry, BatchResponse, BatchResultEntry, BatchResultErrorEntry, EmptyResponse,
 };
 use super::send::check_batch_shape;
-use super::Engine;
+use super::{Apart, Engine};
 use crate::error::{invalid_value, SqsError};
 use crate::events::EventKind;
 
@@ -20,41 +20,7 @@ fn expired(handle: &str) -> SqsError {
     invalid_value(handle, "ReceiptHandle", "The receipt handle has expired.")
 }
 
-/// What a delete or visibility change reads and changes besides its queue, borrowed apart from
-/// `Engine::queues`: a batch looks its queue up once, not once an entry.
-struct Receipts<'e> {
-    keys: &'e super::ids::IdKeys,
-    journal: &'e mut super::journal::Journal,
-    uid: u64,
-    now: u64,
-}
-
-impl Engine {
-    /// The queue `uid` and what its receipt actions need besides it, borrowed apart.
-    #[inline(always)]
-    fn receipts(&mut self, uid: u64, now: u64) -> Result<(&mut Queue, Receipts<'_>), SqsError> {
-        let Engine {
-            queues,
-            keys,
-            journal,
-            ..
-        } = self;
-        let Some(q) = queues.get_mut(&uid) else {
-            return Err(SqsError::QueueDoesNotExist);
-        };
-        Ok((
-            q,
-            Receipts {
-                keys,
-                journal,
-                uid,
-                now,
-            },
-        ))
-    }
-}
-
-impl Receipts<'_> {
+impl Apart<'_> {
     /// Decode a handle and check it belongs to this queue incarnation.
     fn receipt(&self, handle: &str) -> Result<Receipt, SqsError> {
         self.keys
@@ -158,7 +124,7 @@ impl Engine {
         req: &ReceiptRequest,
     ) -> Result<EmptyResponse, SqsError> {
         let uid = self.message_queue(req.queue_url.as_deref())?;
-        let (q, mut r) = self.receipts(uid, now)?;
+        let (q, mut r) = self.apart(uid, now)?;
         let deleted = r.delete_one(q, req.receipt_handle.as_deref());
         self.sync_deadline(uid);
         deleted.map(|()| EmptyResponse)
@@ -170,7 +136,7 @@ impl Engine {
         req: &ReceiptRequest,
     ) -> Result<EmptyResponse, SqsError> {
         let uid = self.message_queue(req.queue_url.as_deref())?;
-        let (q, mut r) = self.receipts(uid, now)?;
+        let (q, mut r) = self.apart(uid, now)?;
         let changed =
             r.change_visibility_one(q, req.receipt_handle.as_deref(), req.visibility_timeout);
         self.sync_deadline(uid);
@@ -211,7 +177,7 @@ impl Engine {
         now: u64,
         req: &ReceiptBatchRequest,
         entry_shape: &str,
-        mut one: impl FnMut(&mut Receipts<'_>, &mut Queue, &ReceiptRequest) -> Result<(), SqsError>,
+        mut one: impl FnMut(&mut Apart<'_>, &mut Queue, &ReceiptRequest) -> Result<(), SqsError>,
     ) -> Result<BatchResponse<BatchResultEntry>, SqsError> {
         let uid = self.message_queue(req.queue_url.as_deref())?;
         let entries = req
@@ -223,7 +189,7 @@ impl Engine {
             successful: Vec::with_capacity(entries.len()),
             failed: Vec::new(),
         };
-        let (q, mut r) = self.receipts(uid, now)?;
+        let (q, mut r) = self.apart(uid, now)?;
         for entry in entries {
             let id = entry.id.as_deref().unwrap_or_default();
             match one(&mut r, q, entry) {
