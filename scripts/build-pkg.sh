@@ -22,11 +22,10 @@ readonly TARGET_BYTES=$((150 * 1024))
 # 176.0 after the thirteenth session's receive rendered as it delivers (+0.3 KB) and receipt
 # handles read as words natively (+0.1 KB in the shared code; "Package size -> Thirteenth
 # session"); 176.6 after the sixteenth session's spec audit (policy byte quota, CreateQueue tag
-# comparison, the move-task quota, Number limits: +0.5 KB; "Package size -> Sixteenth session");
-# 176.7 after the nineteenth session's send and delete looking their queue up once a call
-# (together ~0.15 KB, for 96 fewer native instructions a message; "Package size -> Nineteenth
-# session").
-readonly LIMIT_KB=${WASQ_PKG_LIMIT_KB:-176.7}
+# comparison, the move-task quota, Number limits: +0.5 KB; "Package size -> Sixteenth session").
+# The nineteenth session raised it to 176.7 for a while and brought it back ("Package size ->
+# Nineteenth session").
+readonly LIMIT_KB=${WASQ_PKG_LIMIT_KB:-176.6}
 readonly OUT=pkg
 readonly BINDGEN_OUT=target/wasq-bindgen
 
