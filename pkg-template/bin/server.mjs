@@ -9,6 +9,7 @@
 import { createServer } from "node:http";
 import { protocolOptions, flatLookup, serve } from "../src/http.js";
 import { errorResponse } from "../worker/wire.js";
+import { refusedBeforeBody } from "./precheck.mjs";
 import { serveFile } from "./static.mjs";
 
 /**
@@ -29,7 +30,7 @@ export const DEFAULT_MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
 
 /**
  * The default time a request has to deliver its whole body, from its headers on. Without one, a
- * client that declared a large body and then sent nothing kept that many bytes of the budget
+ * client that sent most of a large body and then stopped kept those bytes of the budget
  * (--max-buffered-bytes) reserved until Node's own 300 s request timeout, so a handful of them
  * could have every other request refused for five minutes. 30 s moves the largest body (8 MiB)
  * at 280 KB/s; SQS's own payloads are at most 1 MiB.
@@ -71,6 +72,9 @@ class ClientGoneError extends Error {
  * Bytes of request bodies held across all connections. Each request reserves what it holds
  * before holding it and gives it all back when its answer is done (sent, failed or cut off), so
  * `used` is never more than `max` plus the one chunk that takes a body over the per-request limit.
+ * What is reserved is what has arrived, not what a Content-Length declares: declarations cost a
+ * client nothing, and eight idle connections declaring 8 MiB each once kept every other client
+ * refused (renewably, one --body-timeout after another). Bytes that arrived have at least been sent.
  */
 class BodyBudget {
   constructor(max) {
@@ -126,21 +130,16 @@ function isQueryAction(query) {
 /**
  * Read the body, holding at most `limit + 1` bytes: enough for the protocol layer to see that
  * the limit was passed. A declared Content-Length over the limit is refused before reading.
- * Every byte held is first reserved in `budget` for `hold`: a declared length all at once, before
- * reading (so that clients that have sent only their headers cannot commit the server to more
- * than its bound), a streamed body chunk by chunk. A body that does not fit is not read further:
- * `{ overloaded: true }`. A body not complete `timeoutMs` after the headers is not read further:
- * `{ timedOut: true }`. Rejects with ClientGoneError when the connection ends first.
+ * Every byte held is first reserved in `budget` for `hold`, chunk by chunk as it arrives. A body
+ * that does not fit is not read further: `{ overloaded: true }`. A body not complete `timeoutMs`
+ * after the headers is not read further: `{ timedOut: true }`. Rejects with ClientGoneError when
+ * the connection ends first.
  */
 function readBody(req, limit, contentLength, budget, hold, timeoutMs) {
   const declared = Number(contentLength);
   if (Number.isFinite(declared) && declared > limit) {
     return Promise.resolve({ body: tooLarge(limit), tooLarge: true });
   }
-  if (Number.isFinite(declared) && declared > 0 && !budget.take(hold, declared)) {
-    return Promise.resolve({ body: EMPTY, overloaded: true });
-  }
-  const reserved = Number.isFinite(declared);
   return new Promise((resolveBody, reject) => {
     const chunks = [];
     let size = 0;
@@ -159,12 +158,12 @@ function readBody(req, limit, contentLength, budget, hold, timeoutMs) {
       size += chunk.length;
       if (size > limit) {
         stop();
-        if (!reserved) budget.force(hold, chunk.length);
+        budget.force(hold, chunk.length);
         chunks.push(chunk);
         resolveBody({ body: Buffer.concat(chunks).subarray(0, limit + 1), tooLarge: true });
         return;
       }
-      if (!reserved && !budget.take(hold, chunk.length)) {
+      if (!budget.take(hold, chunk.length)) {
         stop();
         resolveBody({ body: EMPTY, overloaded: true });
         return;
@@ -222,6 +221,22 @@ function actionOf(req, query, body) {
   return params.get("Action") ?? "-";
 }
 
+/**
+ * For a request answered without reading its body: once the answer is out, the rest of the body
+ * is read and dropped rather than the socket closed under a client still writing (it would see a
+ * reset instead of the answer); a client that keeps sending for longer than DRAIN_MS is cut off.
+ */
+function drainAfterAnswer(req, res) {
+  res.on("finish", () => {
+    if (req.complete) return;
+    const cutoff = setTimeout(() => req.socket?.destroy(), DRAIN_MS);
+    cutoff.unref();
+    req.on("end", () => clearTimeout(cutoff));
+    req.on("close", () => clearTimeout(cutoff));
+    req.resume();
+  });
+}
+
 function plain(res, status, text, extra = {}) {
   res.writeHead(status, {
     "content-type": "text/plain; charset=utf-8",
@@ -272,7 +287,12 @@ export async function startServer(options) {
     const hold = { bytes: 0 };
     try {
       const header = flatLookup(req.rawHeaders);
-      const read = await readBody(req, MAX_BODY_BYTES, header("content-length"), budget, hold, bodyTimeoutMs);
+      // Refused on its headers alone: the protocol layer answers it with no body, as it would
+      // with one (precheck.mjs), and nothing of the body is held.
+      const unsigned = credentials !== undefined && refusedBeforeBody(header, query, credentials.accessKeyId, Date.now());
+      const read = unsigned
+        ? { body: EMPTY, refused: true }
+        : await readBody(req, MAX_BODY_BYTES, header("content-length"), budget, hold, bodyTimeoutMs);
       body = read.body;
       const response = read.overloaded
         ? overloaded(header, budget)
@@ -283,18 +303,8 @@ export async function startServer(options) {
         // Already as slow as it may be: no drain, the connection ends with the answer.
         res.on("finish", () => req.socket?.destroySoon());
         response.headers.push(["connection", "close"]);
-      } else if (read.tooLarge || read.overloaded) {
-        // The rest of the body is read and dropped rather than the socket closed under a client
-        // still writing (it would see a reset instead of this answer); a client that keeps
-        // sending for longer than DRAIN_MS is cut off.
-        res.on("finish", () => {
-          if (req.complete) return;
-          const cutoff = setTimeout(() => req.socket?.destroy(), DRAIN_MS);
-          cutoff.unref();
-          req.on("end", () => clearTimeout(cutoff));
-          req.on("close", () => clearTimeout(cutoff));
-          req.resume();
-        });
+      } else if (read.tooLarge || read.overloaded || read.refused) {
+        drainAfterAnswer(req, res);
       }
       if (log) res.wasqAction = actionOf(req, query, body);
       // Names and values alternating: node:http takes that list as it is, and the packed head is
