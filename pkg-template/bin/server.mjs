@@ -9,6 +9,7 @@
 import { createServer } from "node:http";
 import { protocolOptions, flatLookup, serve } from "../src/http.js";
 import { errorResponse } from "../worker/wire.js";
+import { describeFailure, isJson, serverFault, shuttingDown } from "./failures.mjs";
 import { refusedBeforeBody } from "./precheck.mjs";
 import { serveFile } from "./static.mjs";
 
@@ -96,11 +97,6 @@ class BodyBudget {
     this.used -= hold.bytes;
     hold.bytes = 0;
   }
-}
-
-/** The protocol the protocol layer answers a request in (protocol_of in src/protocol/mod.rs). */
-function isJson(header) {
-  return header("x-amz-target") !== undefined || /^application\/x-amz-json/i.test(header("content-type") ?? "");
 }
 
 /**
@@ -237,6 +233,16 @@ function drainAfterAnswer(req, res) {
   });
 }
 
+/** Write `response` (an answer from the protocol layer or built here) with `extra` headers added. */
+function answer(res, response, extra) {
+  // Names and values alternating: node:http takes that list as it is, and the packed head is one
+  // split away from it.
+  const headers = response.head === undefined ? response.headers.flat() : response.head.split("\0");
+  headers.push(...extra, "content-length", String(response.body.byteLength));
+  res.writeHead(response.status, headers);
+  res.end(response.body);
+}
+
 function plain(res, status, text, extra = {}) {
   res.writeHead(status, {
     "content-type": "text/plain; charset=utf-8",
@@ -285,8 +291,8 @@ export async function startServer(options) {
     };
     let body = EMPTY;
     const hold = { bytes: 0 };
+    const header = flatLookup(req.rawHeaders);
     try {
-      const header = flatLookup(req.rawHeaders);
       // Refused on its headers alone: the protocol layer answers it with no body, as it would
       // with one (precheck.mjs), and nothing of the body is held.
       const unsigned = credentials !== undefined && refusedBeforeBody(header, query, credentials.accessKeyId, Date.now());
@@ -307,22 +313,17 @@ export async function startServer(options) {
         drainAfterAnswer(req, res);
       }
       if (log) res.wasqAction = actionOf(req, query, body);
-      // Names and values alternating: node:http takes that list as it is, and the packed head is
-      // one split away from it.
-      const headers = response.head === undefined ? response.headers.flat() : response.head.split("\0");
-      headers.push("content-length", String(response.body.byteLength));
-      res.writeHead(response.status, headers);
-      res.end(response.body);
+      answer(res, response, []);
     } catch (err) {
       if (log) res.wasqAction = `${actionOf(req, query, body)} (${err?.name ?? "error"})`;
       const reason = controller?.signal.reason;
       if (err instanceof ClientGoneError || (controller?.signal.aborted && !(reason instanceof ShutdownError))) {
         res.destroy(); // the client is gone; nobody to answer
       } else if (reason instanceof ShutdownError || err?.name === "EngineClosedError") {
-        if (!res.headersSent) plain(res, 503, "wasq serve is shutting down\n", { connection: "close" });
+        if (!res.headersSent) answer(res, shuttingDown(header), ["connection", "close"]);
       } else {
-        process.stderr.write(`wasq serve: ${req.method} ${path}: ${err?.stack ?? err}\n`);
-        if (!res.headersSent) plain(res, 500, `internal error: ${err?.message ?? err}\n`);
+        process.stderr.write(`wasq serve: ${req.method} ${path}: ${describeFailure(err)}\n`);
+        if (!res.headersSent) answer(res, serverFault(header, err), []);
         else res.destroy();
       }
     } finally {
