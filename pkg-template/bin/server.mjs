@@ -3,13 +3,15 @@
 //
 // Everything SQS (both protocols, SigV4, errors, long polling, request ids, queue URLs from the
 // Host header) happens in the Rust protocol layer and the Engine wrapper; this file only moves
-// bytes, bounds the bodies it is willing to hold (each one, and all at once), routes the non-SQS
-// paths (page, package, health) and shuts down in an order that leaves storage consistent.
+// bytes, bounds the bodies it is willing to hold (each one, and all at once), keeps other web
+// pages out (origin.mjs), routes the non-SQS paths (page, package, health) and shuts down in an
+// order that leaves storage consistent.
 
 import { createServer } from "node:http";
 import { protocolOptions, flatLookup, serve } from "../src/http.js";
 import { errorResponse } from "../worker/wire.js";
 import { describeFailure, isJson, serverFault, shuttingDown } from "./failures.mjs";
+import { isLoopbackName, OriginPolicy } from "./origin.mjs";
 import { refusedBeforeBody } from "./precheck.mjs";
 import { serveFile } from "./static.mjs";
 
@@ -218,6 +220,19 @@ function actionOf(req, query, body) {
 }
 
 /**
+ * The answer to a request the origin policy refuses (origin.mjs): 403 `AccessDenied`, the AWS
+ * error for a caller that may not make the call.
+ */
+function forbidden(json, message) {
+  return errorResponse(json, {
+    type: "com.amazon.coral.service#AccessDeniedException",
+    code: "AccessDenied",
+    status: 403,
+    message,
+  });
+}
+
+/**
  * For a request answered without reading its body: once the answer is out, the rest of the body
  * is read and dropped rather than the socket closed under a client still writing (it would see a
  * reset instead of the answer); a client that keeps sending for longer than DRAIN_MS is cut off.
@@ -264,6 +279,8 @@ function plain(res, status, text, extra = {}) {
  * @param {string} [options.storageKind] reported by `/health`
  * @param {number} [options.maxBufferedBytes] request-body bytes held at once, all connections together
  * @param {number} [options.bodyTimeoutMs] time a request has to deliver its whole body
+ * @param {string[]} [options.allowOrigins] web origins allowed besides loopback and the server's
+ *   own page (origin.mjs parseAllowedOrigins; `*`: all)
  * @param {(line: string) => void} [options.log] one line per request when set
  * @returns {Promise<{ server: import("node:http").Server, url: string, close(): Promise<void> }>}
  */
@@ -273,9 +290,14 @@ export async function startServer(options) {
   const budget = new BodyBudget(options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
   const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
   const inflight = new Set(); // AbortControllers of long polls not yet answered
+  let policy; // OriginPolicy, once the address listened on is known
   let closing = null;
 
-  async function sqs(req, res, path, query) {
+  /**
+   * An SQS request: its body read (within the bounds), handed to the protocol layer, answered
+   * with `cors` (CORS headers, names and values alternating) added.
+   */
+  async function sqs(req, res, path, query, header, cors) {
     let controller = null;
     // A client that hangs up ends its long poll instead of leaving a waiter behind.
     const onClose = () => {
@@ -291,7 +313,6 @@ export async function startServer(options) {
     };
     let body = EMPTY;
     const hold = { bytes: 0 };
-    const header = flatLookup(req.rawHeaders);
     try {
       // Refused on its headers alone: the protocol layer answers it with no body, as it would
       // with one (precheck.mjs), and nothing of the body is held.
@@ -313,17 +334,17 @@ export async function startServer(options) {
         drainAfterAnswer(req, res);
       }
       if (log) res.wasqAction = actionOf(req, query, body);
-      answer(res, response, []);
+      answer(res, response, cors);
     } catch (err) {
       if (log) res.wasqAction = `${actionOf(req, query, body)} (${err?.name ?? "error"})`;
       const reason = controller?.signal.reason;
       if (err instanceof ClientGoneError || (controller?.signal.aborted && !(reason instanceof ShutdownError))) {
         res.destroy(); // the client is gone; nobody to answer
       } else if (reason instanceof ShutdownError || err?.name === "EngineClosedError") {
-        if (!res.headersSent) answer(res, shuttingDown(header), ["connection", "close"]);
+        if (!res.headersSent) answer(res, shuttingDown(header), [...cors, "connection", "close"]);
       } else {
         process.stderr.write(`wasq serve: ${req.method} ${path}: ${describeFailure(err)}\n`);
-        if (!res.headersSent) answer(res, serverFault(header, err), []);
+        if (!res.headersSent) answer(res, serverFault(header, err), cors);
         else res.destroy();
       }
     } finally {
@@ -342,7 +363,20 @@ export async function startServer(options) {
     const path = q < 0 ? url : url.slice(0, q);
     const query = q < 0 ? "" : url.slice(q + 1);
     const isRead = req.method === "GET" || req.method === "HEAD";
-    if (isRead && !isQueryAction(query)) {
+    const isFile = isRead && !isQueryAction(query);
+    const header = flatLookup(req.rawHeaders);
+    const preflight = req.method === "OPTIONS" && header("origin") !== undefined && header("access-control-request-method") !== undefined;
+    const refusal = policy.refusal(header, !isFile);
+    if (refusal !== null) {
+      // In the protocol the request would have been answered in; a preflight names its
+      // headers instead of sending them.
+      const json = preflight ? /x-amz-target/i.test(header("access-control-request-headers") ?? "") : isJson(header);
+      if (log) res.wasqAction = `refused (${refusal.code})`;
+      drainAfterAnswer(req, res);
+      return answer(res, forbidden(json, refusal.message), []);
+    }
+    if (preflight) return answer(res, { status: 204, headers: [], body: EMPTY }, policy.preflightHeaders(header));
+    if (isFile) {
       if (path === "/health") {
         const text =
           JSON.stringify({
@@ -362,7 +396,7 @@ export async function startServer(options) {
       }
       return plain(res, 404, "not found\n");
     }
-    return sqs(req, res, path, query);
+    return sqs(req, res, path, query, header, policy.corsHeaders(header));
   }
 
   const server = createServer((req, res) => {
@@ -398,6 +432,8 @@ export async function startServer(options) {
   });
   const address = server.address();
   const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  // Set before any request can arrive: node:http emits them from later turns of the event loop.
+  policy = new OriginPolicy({ loopbackOnly: isLoopbackName(address.address), allowOrigins: options.allowOrigins ?? [] });
 
   /** Stop accepting, end pending long polls, let answers go out, then close the engine (and storage). */
   function close() {
