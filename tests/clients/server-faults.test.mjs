@@ -2,16 +2,17 @@
 // request's protocol, which the AWS SDKs retry, instead of text/plain.
 // - --data storage that cannot write (a full disk): the request that could not be stored gets a
 //   503 ServiceUnavailable, and nothing unstored is acknowledged or left visible. The disk is made
-//   full by enospc-preload.mjs (the child's file writes fail with ENOSPC while it says so), not by
-//   filling one.
+//   full by enospc-preload.mjs (the child's file writes fail with ENOSPC while it says so), and,
+//   where the test may mount one (root), by filling a 1 MiB tmpfs for real.
 // - A long poll the server ends because it is stopping: 503 ServiceUnavailable.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { request } from "node:http";
-import { writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CreateQueueCommand, ReceiveMessageCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
+import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
 import { client, rejection, removeDir, startWasq, tempDir } from "./helpers.mjs";
 
 const PRELOAD = new URL("./enospc-preload.mjs", import.meta.url).href;
@@ -115,6 +116,76 @@ test("out of disk: sends answer 503 ServiceUnavailable in JSON and Query XML, th
     await server.stop();
     removeDir(dir);
     removeDir(flag);
+  }
+});
+
+/** A 1 MiB tmpfs mounted at a new directory, or null where mounting is not permitted. */
+function tinyDisk() {
+  const dir = tempDir("wasq-tiny-");
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", dir], { stdio: "ignore" });
+    return dir;
+  } catch {
+    removeDir(dir);
+    return null;
+  }
+}
+
+test("on a real full filesystem (a 1 MiB tmpfs): sends past the space get 503 ServiceUnavailable; the log holds exactly the acknowledged ones", { timeout: 60_000 }, async (t) => {
+  const tiny = tinyDisk();
+  if (tiny === null) return t.skip("mounting a tmpfs needs root");
+  const dir = join(tiny, "data");
+  mkdirSync(dir);
+  let server = await startWasq(["--data", dir]);
+  let sqs = client(server.url);
+  try {
+    const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: "tmpfs" }));
+    const body = (i) => `${i}:`.padEnd(60_000, "m");
+    let acknowledged = 0;
+    let refusal;
+    for (let i = 0; i < 40 && refusal === undefined; i++) {
+      try {
+        await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: body(i) }));
+        acknowledged++;
+      } catch (err) {
+        refusal = err;
+      }
+    }
+    assert.ok(refusal, "1 MiB filled up");
+    assert.equal(refusal.name, "ServiceUnavailable");
+    assert.equal(refusal.$metadata.httpStatusCode, 503);
+    assert.ok(acknowledged > 5, `${acknowledged} sends fitted`);
+    // Receiving writes too (receive counts, visibility), so on the full disk only counting works.
+    const count = async () => {
+      const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ["ApproximateNumberOfMessages"] }));
+      return Number(Attributes.ApproximateNumberOfMessages);
+    };
+    assert.equal(await count(), acknowledged);
+    sqs.destroy();
+    assert.equal(await server.stop(), 0);
+    // The log, read back on a disk with room: exactly the acknowledged messages.
+    const roomy = tempDir();
+    cpSync(dir, roomy, { recursive: true, filter: (src) => !src.endsWith("LOCK") });
+    server = await startWasq(["--data", roomy]);
+    sqs = client(server.url);
+    try {
+      const got = new Set();
+      for (let round = 0; round < 20 && got.size < acknowledged; round++) {
+        const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: QueueUrl.replace(/:\d+\//, `:${server.port}/`), MaxNumberOfMessages: 10 }));
+        for (const m of Messages) {
+          assert.equal(m.Body, body(Number(m.Body.split(":")[0])));
+          got.add(Number(m.Body.split(":")[0]));
+        }
+      }
+      assert.deepEqual([...got].sort((a, b) => a - b), Array.from({ length: acknowledged }, (_, i) => i));
+    } finally {
+      removeDir(roomy);
+    }
+  } finally {
+    sqs.destroy();
+    await server.stop();
+    execFileSync("umount", [tiny]);
+    removeDir(tiny);
   }
 });
 
