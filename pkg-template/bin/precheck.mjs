@@ -53,7 +53,8 @@ function accessKeyOf(credential) {
 
 /**
  * True when the request cannot pass SigV4 with `accessKeyId` at `now`, whatever its body:
- * no signature at all, none naming this access key, or a date outside the allowed skew.
+ * no signature at all, none naming this access key, or (in an Authorization header) a date
+ * outside the allowed skew.
  * @param {(name: string) => string | undefined} header
  * @param {string} query the raw query string
  * @param {string} accessKeyId
@@ -61,19 +62,17 @@ function accessKeyOf(credential) {
  */
 export function refusedBeforeBody(header, query, accessKeyId, now) {
   const auth = header("authorization");
-  let keys;
-  let date;
-  if (auth !== undefined) {
-    keys = [...auth.matchAll(/Credential=([^,\s]*)/g)].map((m) => accessKeyOf(m[1]));
-    date = header("x-amz-date");
-    // Dated by a `Date` header instead: left to the protocol layer, whose rules for it may change.
-    if (date === undefined && header("date") !== undefined) return false;
-  } else {
+  if (auth === undefined) {
     if (queryValues(query, "X-Amz-Algorithm").length === 0) return true; // MissingAuthenticationToken
-    keys = queryValues(query, "X-Amz-Credential").map(accessKeyOf);
-    date = queryValues(query, "X-Amz-Date")[0];
+    // A presigned URL's date is not held to the skew: it is valid for X-Amz-Expires (up to
+    // 7 days), which the protocol layer decides.
+    return !queryValues(query, "X-Amz-Credential").map(accessKeyOf).includes(accessKeyId);
   }
+  const keys = [...auth.matchAll(/Credential=([^,\s]*)/g)].map((m) => accessKeyOf(m[1]));
   if (!keys.includes(accessKeyId)) return true; // InvalidClientTokenId or IncompleteSignature
+  const date = header("x-amz-date");
+  // Dated by a `Date` header instead: left to the protocol layer, whose rules for it may change.
+  if (date === undefined && header("date") !== undefined) return false;
   const at = amzDate(date);
   if (Number.isNaN(at)) return true; // no or malformed date: IncompleteSignature
   return Math.abs(at - now) > SKEW_MS; // "Signature expired" / "not yet current"
