@@ -3,12 +3,16 @@
 //
 // Everything SQS (both protocols, SigV4, errors, long polling, request ids, queue URLs from the
 // Host header) happens in the Rust protocol layer and the Engine wrapper; this file only moves
-// bytes, bounds the bodies it is willing to hold (each one, and all at once), routes the non-SQS
-// paths (page, package, health) and shuts down in an order that leaves storage consistent.
+// bytes, bounds the bodies it is willing to hold (each one, and all at once), keeps other web
+// pages out (origin.mjs), routes the non-SQS paths (page, package, health) and shuts down in an
+// order that leaves storage consistent.
 
 import { createServer } from "node:http";
 import { protocolOptions, flatLookup, serve } from "../src/http.js";
 import { errorResponse } from "../worker/wire.js";
+import { describeFailure, isJson, serverFault, shuttingDown } from "./failures.mjs";
+import { isLoopbackName, OriginPolicy } from "./origin.mjs";
+import { refusedBeforeBody } from "./precheck.mjs";
 import { serveFile } from "./static.mjs";
 
 /**
@@ -29,7 +33,7 @@ export const DEFAULT_MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
 
 /**
  * The default time a request has to deliver its whole body, from its headers on. Without one, a
- * client that declared a large body and then sent nothing kept that many bytes of the budget
+ * client that sent most of a large body and then stopped kept those bytes of the budget
  * (--max-buffered-bytes) reserved until Node's own 300 s request timeout, so a handful of them
  * could have every other request refused for five minutes. 30 s moves the largest body (8 MiB)
  * at 280 KB/s; SQS's own payloads are at most 1 MiB.
@@ -71,6 +75,9 @@ class ClientGoneError extends Error {
  * Bytes of request bodies held across all connections. Each request reserves what it holds
  * before holding it and gives it all back when its answer is done (sent, failed or cut off), so
  * `used` is never more than `max` plus the one chunk that takes a body over the per-request limit.
+ * What is reserved is what has arrived, not what a Content-Length declares: declarations cost a
+ * client nothing, and eight idle connections declaring 8 MiB each once kept every other client
+ * refused (renewably, one --body-timeout after another). Bytes that arrived have at least been sent.
  */
 class BodyBudget {
   constructor(max) {
@@ -92,11 +99,6 @@ class BodyBudget {
     this.used -= hold.bytes;
     hold.bytes = 0;
   }
-}
-
-/** The protocol the protocol layer answers a request in (protocol_of in src/protocol/mod.rs). */
-function isJson(header) {
-  return header("x-amz-target") !== undefined || /^application\/x-amz-json/i.test(header("content-type") ?? "");
 }
 
 /**
@@ -126,21 +128,16 @@ function isQueryAction(query) {
 /**
  * Read the body, holding at most `limit + 1` bytes: enough for the protocol layer to see that
  * the limit was passed. A declared Content-Length over the limit is refused before reading.
- * Every byte held is first reserved in `budget` for `hold`: a declared length all at once, before
- * reading (so that clients that have sent only their headers cannot commit the server to more
- * than its bound), a streamed body chunk by chunk. A body that does not fit is not read further:
- * `{ overloaded: true }`. A body not complete `timeoutMs` after the headers is not read further:
- * `{ timedOut: true }`. Rejects with ClientGoneError when the connection ends first.
+ * Every byte held is first reserved in `budget` for `hold`, chunk by chunk as it arrives. A body
+ * that does not fit is not read further: `{ overloaded: true }`. A body not complete `timeoutMs`
+ * after the headers is not read further: `{ timedOut: true }`. Rejects with ClientGoneError when
+ * the connection ends first.
  */
 function readBody(req, limit, contentLength, budget, hold, timeoutMs) {
   const declared = Number(contentLength);
   if (Number.isFinite(declared) && declared > limit) {
     return Promise.resolve({ body: tooLarge(limit), tooLarge: true });
   }
-  if (Number.isFinite(declared) && declared > 0 && !budget.take(hold, declared)) {
-    return Promise.resolve({ body: EMPTY, overloaded: true });
-  }
-  const reserved = Number.isFinite(declared);
   return new Promise((resolveBody, reject) => {
     const chunks = [];
     let size = 0;
@@ -159,12 +156,12 @@ function readBody(req, limit, contentLength, budget, hold, timeoutMs) {
       size += chunk.length;
       if (size > limit) {
         stop();
-        if (!reserved) budget.force(hold, chunk.length);
+        budget.force(hold, chunk.length);
         chunks.push(chunk);
         resolveBody({ body: Buffer.concat(chunks).subarray(0, limit + 1), tooLarge: true });
         return;
       }
-      if (!reserved && !budget.take(hold, chunk.length)) {
+      if (!budget.take(hold, chunk.length)) {
         stop();
         resolveBody({ body: EMPTY, overloaded: true });
         return;
@@ -222,6 +219,45 @@ function actionOf(req, query, body) {
   return params.get("Action") ?? "-";
 }
 
+/**
+ * The answer to a request the origin policy refuses (origin.mjs): 403 `AccessDenied`, the AWS
+ * error for a caller that may not make the call.
+ */
+function forbidden(json, message) {
+  return errorResponse(json, {
+    type: "com.amazon.coral.service#AccessDeniedException",
+    code: "AccessDenied",
+    status: 403,
+    message,
+  });
+}
+
+/**
+ * For a request answered without reading its body: once the answer is out, the rest of the body
+ * is read and dropped rather than the socket closed under a client still writing (it would see a
+ * reset instead of the answer); a client that keeps sending for longer than DRAIN_MS is cut off.
+ */
+function drainAfterAnswer(req, res) {
+  res.on("finish", () => {
+    if (req.complete) return;
+    const cutoff = setTimeout(() => req.socket?.destroy(), DRAIN_MS);
+    cutoff.unref();
+    req.on("end", () => clearTimeout(cutoff));
+    req.on("close", () => clearTimeout(cutoff));
+    req.resume();
+  });
+}
+
+/** Write `response` (an answer from the protocol layer or built here) with `extra` headers added. */
+function answer(res, response, extra) {
+  // Names and values alternating: node:http takes that list as it is, and the packed head is one
+  // split away from it.
+  const headers = response.head === undefined ? response.headers.flat() : response.head.split("\0");
+  headers.push(...extra, "content-length", String(response.body.byteLength));
+  res.writeHead(response.status, headers);
+  res.end(response.body);
+}
+
 function plain(res, status, text, extra = {}) {
   res.writeHead(status, {
     "content-type": "text/plain; charset=utf-8",
@@ -243,6 +279,8 @@ function plain(res, status, text, extra = {}) {
  * @param {string} [options.storageKind] reported by `/health`
  * @param {number} [options.maxBufferedBytes] request-body bytes held at once, all connections together
  * @param {number} [options.bodyTimeoutMs] time a request has to deliver its whole body
+ * @param {string[]} [options.allowOrigins] web origins allowed besides loopback and the server's
+ *   own page (origin.mjs parseAllowedOrigins; `*`: all)
  * @param {(line: string) => void} [options.log] one line per request when set
  * @returns {Promise<{ server: import("node:http").Server, url: string, close(): Promise<void> }>}
  */
@@ -252,9 +290,14 @@ export async function startServer(options) {
   const budget = new BodyBudget(options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
   const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
   const inflight = new Set(); // AbortControllers of long polls not yet answered
+  let policy; // OriginPolicy, once the address listened on is known
   let closing = null;
 
-  async function sqs(req, res, path, query) {
+  /**
+   * An SQS request: its body read (within the bounds), handed to the protocol layer, answered
+   * with `cors` (CORS headers, names and values alternating) added.
+   */
+  async function sqs(req, res, path, query, header, cors) {
     let controller = null;
     // A client that hangs up ends its long poll instead of leaving a waiter behind.
     const onClose = () => {
@@ -271,8 +314,12 @@ export async function startServer(options) {
     let body = EMPTY;
     const hold = { bytes: 0 };
     try {
-      const header = flatLookup(req.rawHeaders);
-      const read = await readBody(req, MAX_BODY_BYTES, header("content-length"), budget, hold, bodyTimeoutMs);
+      // Refused on its headers alone: the protocol layer answers it with no body, as it would
+      // with one (precheck.mjs), and nothing of the body is held.
+      const unsigned = credentials !== undefined && refusedBeforeBody(header, query, credentials.accessKeyId, Date.now());
+      const read = unsigned
+        ? { body: EMPTY, refused: true }
+        : await readBody(req, MAX_BODY_BYTES, header("content-length"), budget, hold, bodyTimeoutMs);
       body = read.body;
       const response = read.overloaded
         ? overloaded(header, budget)
@@ -283,36 +330,21 @@ export async function startServer(options) {
         // Already as slow as it may be: no drain, the connection ends with the answer.
         res.on("finish", () => req.socket?.destroySoon());
         response.headers.push(["connection", "close"]);
-      } else if (read.tooLarge || read.overloaded) {
-        // The rest of the body is read and dropped rather than the socket closed under a client
-        // still writing (it would see a reset instead of this answer); a client that keeps
-        // sending for longer than DRAIN_MS is cut off.
-        res.on("finish", () => {
-          if (req.complete) return;
-          const cutoff = setTimeout(() => req.socket?.destroy(), DRAIN_MS);
-          cutoff.unref();
-          req.on("end", () => clearTimeout(cutoff));
-          req.on("close", () => clearTimeout(cutoff));
-          req.resume();
-        });
+      } else if (read.tooLarge || read.overloaded || read.refused) {
+        drainAfterAnswer(req, res);
       }
       if (log) res.wasqAction = actionOf(req, query, body);
-      // Names and values alternating: node:http takes that list as it is, and the packed head is
-      // one split away from it.
-      const headers = response.head === undefined ? response.headers.flat() : response.head.split("\0");
-      headers.push("content-length", String(response.body.byteLength));
-      res.writeHead(response.status, headers);
-      res.end(response.body);
+      answer(res, response, cors);
     } catch (err) {
       if (log) res.wasqAction = `${actionOf(req, query, body)} (${err?.name ?? "error"})`;
       const reason = controller?.signal.reason;
       if (err instanceof ClientGoneError || (controller?.signal.aborted && !(reason instanceof ShutdownError))) {
         res.destroy(); // the client is gone; nobody to answer
       } else if (reason instanceof ShutdownError || err?.name === "EngineClosedError") {
-        if (!res.headersSent) plain(res, 503, "wasq serve is shutting down\n", { connection: "close" });
+        if (!res.headersSent) answer(res, shuttingDown(header), [...cors, "connection", "close"]);
       } else {
-        process.stderr.write(`wasq serve: ${req.method} ${path}: ${err?.stack ?? err}\n`);
-        if (!res.headersSent) plain(res, 500, `internal error: ${err?.message ?? err}\n`);
+        process.stderr.write(`wasq serve: ${req.method} ${path}: ${describeFailure(err)}\n`);
+        if (!res.headersSent) answer(res, serverFault(header, err), cors);
         else res.destroy();
       }
     } finally {
@@ -331,7 +363,20 @@ export async function startServer(options) {
     const path = q < 0 ? url : url.slice(0, q);
     const query = q < 0 ? "" : url.slice(q + 1);
     const isRead = req.method === "GET" || req.method === "HEAD";
-    if (isRead && !isQueryAction(query)) {
+    const isFile = isRead && !isQueryAction(query);
+    const header = flatLookup(req.rawHeaders);
+    const preflight = req.method === "OPTIONS" && header("origin") !== undefined && header("access-control-request-method") !== undefined;
+    const refusal = policy.refusal(header, !isFile);
+    if (refusal !== null) {
+      // In the protocol the request would have been answered in; a preflight names its
+      // headers instead of sending them.
+      const json = preflight ? /x-amz-target/i.test(header("access-control-request-headers") ?? "") : isJson(header);
+      if (log) res.wasqAction = `refused (${refusal.code})`;
+      drainAfterAnswer(req, res);
+      return answer(res, forbidden(json, refusal.message), []);
+    }
+    if (preflight) return answer(res, { status: 204, headers: [], body: EMPTY }, policy.preflightHeaders(header));
+    if (isFile) {
       if (path === "/health") {
         const text =
           JSON.stringify({
@@ -351,7 +396,7 @@ export async function startServer(options) {
       }
       return plain(res, 404, "not found\n");
     }
-    return sqs(req, res, path, query);
+    return sqs(req, res, path, query, header, policy.corsHeaders(header));
   }
 
   const server = createServer((req, res) => {
@@ -387,6 +432,8 @@ export async function startServer(options) {
   });
   const address = server.address();
   const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  // Set before any request can arrive: node:http emits them from later turns of the event loop.
+  policy = new OriginPolicy({ loopbackOnly: isLoopbackName(address.address), allowOrigins: options.allowOrigins ?? [] });
 
   /** Stop accepting, end pending long polls, let answers go out, then close the engine (and storage). */
   function close() {

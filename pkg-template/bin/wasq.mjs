@@ -6,6 +6,7 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Engine, FileStorage } from "../entry/node.js";
+import { parseAllowedOrigins } from "./origin.mjs";
 import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BUFFERED_BYTES, MAX_BODY_BYTES, startServer } from "./server.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -25,6 +26,12 @@ Options:
   --memory                 keep everything in memory (lost on exit)
   --credentials KEY:SECRET require requests signed (SigV4) with this key
   --www DIR                serve the playground page from DIR at /
+  --allow-origin ORIGIN    let web pages at ORIGIN (e.g. http://myapp.test:8080; repeat it or
+                           separate with commas; * for any page) call this server from a
+                           browser. Loopback origins (http://localhost:5173, 127.0.0.1, [::1])
+                           and the server's own page are always allowed; requests from other
+                           pages are refused with 403 AccessDenied. Also read from the
+                           environment: WASQ_ALLOW_ORIGINS, EXTRA_CORS_ALLOWED_ORIGINS
   --max-buffered-bytes N   request-body bytes held at once, all connections together
                            (default 64M; K, M, G suffixes are powers of 1024; at least 8M, the
                            largest body); a body that would pass it is refused with
@@ -85,6 +92,7 @@ function parseServe(argv) {
         memory: { type: "boolean", default: false },
         credentials: { type: "string" },
         www: { type: "string" },
+        "allow-origin": { type: "string", multiple: true, default: [] },
         "max-buffered-bytes": { type: "string" },
         "body-timeout": { type: "string" },
         verbose: { type: "boolean", default: false },
@@ -125,6 +133,22 @@ function parseServe(argv) {
     if (!(seconds > 0 && seconds <= 86_400)) fail(`--body-timeout must be seconds, more than 0 and at most 86400, got ${v["body-timeout"]}`);
     bodyTimeoutMs = Math.round(seconds * 1000);
   }
+  let allowOrigins;
+  try {
+    allowOrigins = parseAllowedOrigins(v["allow-origin"]);
+  } catch (err) {
+    fail(`--allow-origin: ${err.message}`);
+  }
+  // The environment's lists, LocalStack's name among them (the one its users already set).
+  for (const name of ["WASQ_ALLOW_ORIGINS", "EXTRA_CORS_ALLOWED_ORIGINS"]) {
+    const value = process.env[name];
+    if (value === undefined) continue;
+    try {
+      allowOrigins.push(...parseAllowedOrigins([value]));
+    } catch (err) {
+      fail(`${name}: ${err.message}`);
+    }
+  }
   let www = null;
   if (v.www !== undefined) {
     www = resolve(v.www);
@@ -141,6 +165,7 @@ function parseServe(argv) {
     fsync: v["no-fsync"] ? false : "group",
     credentials,
     www,
+    allowOrigins,
     maxBufferedBytes,
     bodyTimeoutMs,
     verbose: v.verbose,
@@ -173,6 +198,7 @@ async function serve(argv) {
       port: opts.port,
       credentials: opts.credentials,
       www: opts.www,
+      allowOrigins: opts.allowOrigins,
       pkgRoot,
       storageKind: opts.data === null ? "memory" : "file",
       maxBufferedBytes: opts.maxBufferedBytes,

@@ -280,15 +280,16 @@ export function withJsonOrXmlResult(json, template, action, output) {
   return successResponse(json, action, output, requestIdOf(template));
 }
 
-/** An SQS error: `{ type (JSON __type), code (Query code), status, message }`. */
-export function errorResponse(json, { type, code, status, message }, requestId = crypto.randomUUID()) {
+/** An SQS error: `{ type (JSON __type), code (Query code), status, message, fault }`; `fault` is
+ * "Sender" (the request is at fault) or "Receiver" (the server is; clients retry those). */
+export function errorResponse(json, { type, code, status, message, fault = "Sender" }, requestId = crypto.randomUUID()) {
   if (json) {
     return {
       status,
-      headers: [["x-amzn-RequestId", requestId], ["Content-Type", JSON_TYPE], ["x-amzn-query-error", `${code};Sender`]],
+      headers: [["x-amzn-RequestId", requestId], ["Content-Type", JSON_TYPE], ["x-amzn-query-error", `${code};${fault}`]],
       body: encoder.encode(JSON.stringify({ __type: type, message })),
     };
   }
-  const xml = `<?xml version="1.0"?><ErrorResponse xmlns="${XMLNS}"><Error><Type>Sender</Type><Code>${escapeText(code)}</Code><Message>${escapeText(message)}</Message><Detail/></Error><RequestId>${escapeText(requestId)}</RequestId></ErrorResponse>`;
+  const xml = `<?xml version="1.0"?><ErrorResponse xmlns="${XMLNS}"><Error><Type>${fault}</Type><Code>${escapeText(code)}</Code><Message>${escapeText(message)}</Message><Detail/></Error><RequestId>${escapeText(requestId)}</RequestId></ErrorResponse>`;
   return { status, headers: [["x-amzn-RequestId", requestId], ["Content-Type", "text/xml"]], body: encoder.encode(xml) };
 }

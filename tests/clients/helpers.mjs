@@ -24,13 +24,15 @@ export function removeDir(dir) {
 }
 
 /**
- * Start `wasq serve --port 0 …args` and resolve once it prints its address.
+ * Start `wasq serve --port 0 …args` and resolve once it prints its address. `env`: the child's
+ * environment; `nodeArgs`: options for node itself (`--import` a module first, say).
  * @returns {Promise<{ url: string, port: number, child: import("node:child_process").ChildProcess,
  *   stdout: () => string, stderr: () => string, stop(signal?: string): Promise<number|null> }>}
  */
-export function startWasq(args = [], { port = 0, cwd = repoRoot } = {}) {
-  const child = spawn(process.execPath, [wasqBin, "serve", "--port", String(port), ...args], {
+export function startWasq(args = [], { port = 0, cwd = repoRoot, env = process.env, nodeArgs = [] } = {}) {
+  const child = spawn(process.execPath, [...nodeArgs, wasqBin, "serve", "--port", String(port), ...args], {
     cwd,
+    env,
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";

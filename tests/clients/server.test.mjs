@@ -1,6 +1,7 @@
 // `wasq serve` as an HTTP server: SigV4 with --credentials, the page and the package, /health,
 // Query on queue-URL paths and GET, the body limit per request and across all of them at once
-// (--max-buffered-bytes), the time a body may take (--body-timeout), --verbose, and the
+// (--max-buffered-bytes, counted as bytes arrive), the time a body may take (--body-timeout),
+// signatures refused from their headers before a body is held, --verbose, and the
 // non-loopback warning.
 
 import { test, before, after } from "node:test";
@@ -54,21 +55,24 @@ function raw(url, { method = "GET", path = "/", headers = {}, body, chunks, head
 }
 
 /**
- * A request whose headers (with a declared Content-Length) are sent and whose body is not: the
- * server has admitted it and waits. `answer` settles when the server answers or the request is
- * cut off; `abort()` hangs up, as a client that dies mid-upload does.
+ * A request whose headers (with a declared Content-Length) are sent and whose body is not, or
+ * only its first `sent` bytes (spaces, which JSON allows before a value): the server has admitted
+ * it and waits. `answer` settles when the server answers or the request is cut off; `abort()`
+ * hangs up, as a client that dies mid-upload does.
  */
-function held(url, { headers }) {
+function held(url, { headers, sent = 0, query = "" }) {
   const { hostname, port } = new URL(url);
-  const req = request({ hostname, port, method: "POST", path: "/", headers });
+  const req = request({ hostname, port, method: "POST", path: `/${query}`, headers });
   const answer = new Promise((ok) => {
     req.on("response", (res) => {
-      res.resume();
-      res.on("end", () => ok({ status: res.statusCode }));
+      const parts = [];
+      res.on("data", (d) => parts.push(d));
+      res.on("end", () => ok({ status: res.statusCode, headers: res.headers, body: Buffer.concat(parts).toString() }));
     });
     req.on("error", (err) => ok({ error: err }));
   });
   req.flushHeaders();
+  if (sent > 0) req.write(Buffer.alloc(sent, 0x20));
   return { answer, abort: () => req.destroy() };
 }
 
@@ -257,12 +261,13 @@ test("request bodies held at once are bounded across connections: over it Reques
     assert.equal((await health(bounded.url)).maxBufferedBodyBytes, 8 * MiB);
     const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: "bounded" }));
 
-    // A slow client: 5 MiB declared, nothing sent yet. The server commits to holding it.
-    const slow = held(bounded.url, { headers: jsonHeaders(5 * MiB) });
+    // A slow client: 6 MiB declared, 5 MiB of it sent so far. The server holds those 5 MiB.
+    const slow = held(bounded.url, { headers: jsonHeaders(6 * MiB), sent: 5 * MiB });
     await bufferedReaches(bounded.url, 5 * MiB);
 
-    // Another 5 MiB would make 10: refused from its headers alone, in the JSON protocol's shape.
-    const declared = await raw(bounded.url, { method: "POST", headers: jsonHeaders(5 * MiB), headersOnly: true });
+    // Another 4 MiB would make 9: refused once it passes the bound, in the JSON protocol's shape.
+    const second = paddedSend(QueueUrl, "refused", 4 * MiB);
+    const declared = await raw(bounded.url, { method: "POST", headers: jsonHeaders(second.length), body: second });
     assert.equal(declared.status, 400);
     assert.equal(declared.headers["x-amzn-query-error"], "RequestThrottled;Sender");
     assert.equal(JSON.parse(declared.body.toString()).__type, "com.amazonaws.sqs#RequestThrottled");
@@ -312,12 +317,12 @@ test("a body not sent within --body-timeout is answered 408 RequestTimeout and i
   const sqs = client(timed.url);
   try {
     const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: "timed" }));
-    // Headers declaring 6 MiB, then nothing: the server reserves the 6 MiB...
+    // Headers declaring 6 MiB, 5 MiB of it sent, then nothing: the server holds the 5 MiB...
     const started = Date.now();
-    const stalled = held(timed.url, { headers: jsonHeaders(6 * MiB) });
-    await bufferedReaches(timed.url, 6 * MiB);
+    const stalled = held(timed.url, { headers: jsonHeaders(6 * MiB), sent: 5 * MiB });
+    await bufferedReaches(timed.url, 5 * MiB);
     // ...so a second large body does not fit while it waits.
-    const refused = await rejection(sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: "x".repeat(3 * MiB) })));
+    const refused = await rejection(sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: "x".repeat(4 * MiB) })));
     assert.equal(refused.name, "RequestThrottled");
     // At the deadline the stalled request is answered, and the bytes come back.
     const answer = await stalled.answer;
@@ -353,6 +358,85 @@ test("a body not sent within --body-timeout is answered 408 RequestTimeout and i
   } finally {
     sqs.destroy();
     await timed.stop();
+  }
+});
+
+test("connections that only declare large bodies cannot lock others out: bytes are counted as they arrive", { timeout: 30_000 }, async () => {
+  const MiB = 1024 * 1024;
+  const server64 = await startWasq(["--memory"]);
+  const sqs = client(server64.url);
+  const idle = [];
+  try {
+    const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: "declared" }));
+    // Eight connections declare the largest body (8 × 8 MiB = the whole default budget), send
+    // 1 KiB of it and then nothing.
+    for (let i = 0; i < 8; i++) idle.push(held(server64.url, { headers: jsonHeaders(8 * MiB), sent: 1024 }));
+    await bufferedReaches(server64.url, 8 * 1024);
+    // Everyone else is served: a 1 MiB message, and a 5 MiB body.
+    await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: "x".repeat(MiB) }));
+    const big = paddedSend(QueueUrl, "five", 5 * MiB);
+    const accepted = await raw(server64.url, { method: "POST", headers: jsonHeaders(big.length), body: big });
+    assert.equal(accepted.status, 200, accepted.body.toString());
+    await bufferedReaches(server64.url, 8 * 1024);
+  } finally {
+    for (const request of idle) request.abort();
+    sqs.destroy();
+    await server64.stop();
+  }
+});
+
+test("--credentials: a request whose signature cannot pass is answered from its headers, before its body is held", { timeout: 30_000 }, async () => {
+  const MiB = 1024 * 1024;
+  // A short --body-timeout: were the body awaited, the answer would be a 408 after it.
+  const authed = await startWasq(["--memory", "--credentials", `${ACCESS_KEY}:${SECRET_KEY}`, "--max-buffered-bytes", "8M", "--body-timeout", "5"]);
+  const stalled = [];
+  try {
+    const now = new Date();
+    const amzDate = now.toISOString().replace(/[-:]|\.\d{3}/g, "");
+    const day = amzDate.slice(0, 8);
+    const stale = new Date(now.getTime() - 20 * 60 * 1000).toISOString().replace(/[-:]|\.\d{3}/g, "");
+    const signed = (key, date) => ({
+      ...jsonHeaders(8 * MiB),
+      "x-amz-date": date,
+      authorization: `AWS4-HMAC-SHA256 Credential=${key}/${date.slice(0, 8)}/us-east-1/sqs/aws4_request, SignedHeaders=host;x-amz-date, Signature=${"0".repeat(64)}`,
+    });
+    const cases = [
+      // Each declares the largest body and sends 1 MiB of it, then stalls.
+      [jsonHeaders(8 * MiB), "com.amazon.coral.service#MissingAuthenticationTokenException", /Request is missing Authentication Token/],
+      [signed("AKIDSOMEONEELSE", amzDate), "com.amazon.coral.service#UnrecognizedClientException", /security token included in the request is invalid/],
+      [signed(ACCESS_KEY, stale), "com.amazon.coral.service#InvalidSignatureException", /Signature expired/],
+    ];
+    for (const [headers, type, message] of cases) {
+      const request = held(authed.url, { headers, sent: MiB });
+      stalled.push(request);
+      const answer = await request.answer;
+      assert.equal(answer.status, 403, JSON.stringify(answer));
+      const body = JSON.parse(answer.body);
+      assert.equal(body.__type, type);
+      assert.match(body.message, message);
+    }
+    // Presigned in the query, naming another key: the same, in Query XML.
+    const presigned = held(authed.url, {
+      headers: { "content-type": "application/x-www-form-urlencoded", "content-length": String(8 * MiB) },
+      query: `?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIDOTHER%2F${day}%2Fus-east-1%2Fsqs%2Faws4_request&X-Amz-Date=${amzDate}&X-Amz-SignedHeaders=host&X-Amz-Signature=00`,
+      sent: MiB,
+    });
+    stalled.push(presigned);
+    const answer = await presigned.answer;
+    assert.equal(answer.status, 403);
+    assert.match(answer.body, /<Code>InvalidClientTokenId<\/Code>/);
+    // None of it was held, and a signed client is served as ever.
+    assert.equal((await health(authed.url)).bufferedBodyBytes, 0);
+    const good = client(authed.url);
+    try {
+      const { QueueUrl } = await good.send(new CreateQueueCommand({ QueueName: "signed-large" }));
+      await good.send(new SendMessageCommand({ QueueUrl, MessageBody: "y".repeat(MiB / 2) }));
+    } finally {
+      good.destroy();
+    }
+  } finally {
+    for (const request of stalled) request.abort();
+    await authed.stop();
   }
 });
 
