@@ -161,6 +161,11 @@ grep -v '^//' "$STAGE/entry-src/node-esm.js" > "$OUT/entry/node.js"
 # TypeScript resolves `require` types from a .d.cts next to the .d.ts.
 cp "$OUT/index.d.ts" "$OUT/index.d.cts"
 cp "$STAGE/worker/index.d.ts" "$OUT/worker/index.d.ts"
+# The playground page and its <wasq-playground> element ship as they are (plain ES modules, no
+# build step of their own): `import "wasq/playground"` for docs sites, and the page that
+# `wasq serve` shows. The element finds the package one directory up from itself.
+mkdir -p "$OUT/www"
+cp www/*.html www/*.js www/*.css www/README.md "$OUT/www"/
 
 # Size budget: the wasm plus the JavaScript one runtime loads (the largest of the entries), each
 # file gzipped on its own. An entry's JS is its module graph: the bundle and any shared chunk it

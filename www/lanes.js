@@ -114,7 +114,10 @@ export class LanesView {
     const dlqCount = this.root.querySelector(".dlq-count");
     if (dlqCount && dlq && !dlq.missing) {
       const a = pg.attributes(dlq.name) || {};
-      dlqCount.textContent = `${dlq.name} · ApproximateNumberOfMessages ${a.ApproximateNumberOfMessages ?? "?"} · maxReceiveCount ${dlq.maxReceiveCount}`;
+      // Short words: the lane is a quarter of a docs column wide. The full attribute name is the title.
+      const n = a.ApproximateNumberOfMessages ?? "?";
+      dlqCount.textContent = `${dlq.name} · ${n} message${n === "1" ? "" : "s"} · maxReceiveCount ${dlq.maxReceiveCount}`;
+      dlqCount.title = `${dlq.name}: ApproximateNumberOfMessages ${n}`;
     } else if (dlqCount && dlq) {
       dlqCount.textContent = `${dlq.name} (does not exist)`;
     }
@@ -173,6 +176,8 @@ export class LanesView {
       card.dataset.id = m.messageId;
       card.dataset.key = key;
       card.setAttribute("role", "listitem");
+      // Reachable by Tab: its aria-label (below) reads out the message's whole state.
+      card.tabIndex = 0;
       card.innerHTML = `<div class="top"><b class="label"></b><span class="seq"></span><span class="rc"></span></div>
         <div class="body"></div>
         <div class="meta"><svg class="ring" viewBox="0 0 20 20" aria-hidden="true"><circle class="track" cx="10" cy="10" r="9"/><circle class="left" cx="10" cy="10" r="4.5" stroke-dasharray="${RING}"/></svg><span class="holder"></span><span class="when"></span></div>`;

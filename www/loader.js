@@ -30,10 +30,20 @@ export function browserEntry(pkgJson) {
   return target;
 }
 
-/** Imports the package from the first root that has a package.json; returns the module and where it came from. */
-export async function loadWasq() {
+/**
+ * Imports the package from the first root that has a package.json; returns the module and where
+ * it came from. `roots` defaults to the page's (`?pkg=`, then the meta tag).
+ *
+ * The wasm (the bulk of the bytes) is requested at once, beside package.json, rather than after
+ * package.json and then the entry have arrived: on a slow link those are two round trips saved,
+ * and the browser compiles the wasm as it streams in (instantiateStreaming, given the Response).
+ * `wasq_bg.wasm` is a path the package exports, so it is known before package.json is read.
+ */
+export async function loadWasq(roots = packageRoots()) {
   const tried = [];
-  for (const root of packageRoots()) {
+  for (const root of roots) {
+    const wasm = fetch(new URL("wasq_bg.wasm", root));
+    wasm.catch(() => {}); // a root that turns out wrong: its failed request is reported below
     let pkgJson;
     try {
       const res = await fetch(new URL("package.json", root));
@@ -45,7 +55,7 @@ export async function loadWasq() {
     }
     const entry = new URL(browserEntry(pkgJson), root).href;
     const mod = await import(entry);
-    await mod.init();
+    await mod.init(wasm);
     return { mod, root, entry, version: pkgJson.version };
   }
   throw new Error(`wasq package not found; tried ${tried.join(", ")}. See www/README.md.`);

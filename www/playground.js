@@ -105,6 +105,18 @@ export class Playground {
     if (e.type === "queue-deleted") this.queues.delete(e.queue);
   }
 
+  #startAction() {
+    this.errors.clear();
+    this.sendNote = "";
+    for (const c of this.consumers) {
+      if (!c.pending) c.result = "";
+      for (const [label, h] of c.held) {
+        const m = this.peekMessage(h.queueUrl, h.messageId);
+        if (!m || REMOVED_STATES.has(m.state) || m.state === "dead-lettered") c.held.delete(label);
+      }
+    }
+  }
+
   #fail(origin, err) {
     this.errors.set(origin, {
       name: err.name, code: err.code, message: err.message, httpStatus: err.httpStatus,
@@ -116,7 +128,9 @@ export class Playground {
     if (record) this.log.push(action);
     const [op] = action;
     const origin = op === "q" ? "create" : op === "s" || op === "b" ? "send" : op === "t" ? "clock" : `consumer:${action[1]}`;
-    if (op !== "t" && op !== "sel" && op !== "c") this.errors.delete(origin);
+    // Every box says what the reader's last action did: a new action (not time passing) clears
+    // the errors and notes of the ones before it, and forgets handles to messages that are gone.
+    if (op !== "t") this.#startAction();
     let error = null;
     try {
       await this.#run(action);
@@ -416,19 +430,24 @@ export class Playground {
         if (m && heartbeatAt(m.visibleAt) === at) return `${c.name}'s heartbeat extends ${this.label(h.messageId)}`;
       }
     }
-    for (const url of this.queues.values()) {
+    // The shown queue first; a deadline on another queue names that queue (a message sitting in
+    // the dead-letter queue has that queue's retention, not the source's).
+    const names = [...this.queues.keys()].sort((a, b) => (b === this.selected) - (a === this.selected));
+    for (const name of names) {
       let view;
       try {
-        view = this.engine.peek(url);
+        view = this.engine.peek(this.queues.get(name));
       } catch {
         continue;
       }
+      const where = name === this.selected ? "" : ` in ${name}`;
       const retention = Number(view.queue.attributes.MessageRetentionPeriod) * 1000;
       for (const m of view.messages) {
-        if (m.state === "in-flight" && m.visibleAt === at) return `${this.labelOf(m)}'s visibility timeout ends`;
-        if (m.state === "delayed" && m.delayedUntil === at) return `${this.labelOf(m)}'s delay ends`;
-        if (m.sentTimestamp !== undefined && m.sentTimestamp + retention === at) {
-          return `${this.labelOf(m)} is deleted: the queue's retention period (MessageRetentionPeriod ${retention / 1000} s) ends`;
+        const whose = where ? `${this.labelOf(m)}${where}: its` : `${this.labelOf(m)}'s`;
+        if (m.state === "in-flight" && m.visibleAt === at) return `${whose} visibility timeout ends`;
+        if (m.state === "delayed" && m.delayedUntil === at) return `${whose} delay ends`;
+        if (m.sentTimestamp !== undefined && m.sentTimestamp + retention === at && !REMOVED_STATES.has(m.state)) {
+          return `${this.labelOf(m)}${where} is deleted: ${where ? `${name}'s` : "the queue's"} retention period (MessageRetentionPeriod ${retention / 1000} s) ends`;
         }
       }
     }

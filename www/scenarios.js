@@ -1,6 +1,12 @@
-// Guided scenarios, each taken from the Amazon SQS Developer Guide. A scenario is a list of steps;
-// step 0 is the setup shown when the scenario is picked, and `?scenario=<id>&step=<n>` replays
-// steps 0..n. `expectError` names the SQS error a step is meant to show.
+// Guided scenarios, each taken from the Amazon SQS Developer Guide. A scenario is data (the format
+// is documented in README.md, "Writing a scenario"): an id, a title, a source, and steps of a
+// caption plus actions (the action log's own arrays, see playground.js). Step 0 is the setup shown
+// when the scenario is picked, and `?scenario=<id>&step=<n>` replays steps 0..n. `expectError`
+// names the SQS error a step is meant to show. An author's scenario, passed to the page
+// (`?scenario-src=`) or to <wasq-playground>, is checked by `validateScenario` below, as the
+// built-in ones are by the page tests.
+
+import { REALISM_KNOBS } from "./playground.js";
 
 const S = 1000;
 const fifo = (extra = {}) => ({ FifoQueue: "true", ...extra });
@@ -223,4 +229,85 @@ export function scenarioById(id) {
 /** The actions of steps 0..step, flattened: what the log holds after that step. */
 export function actionsThrough(scenario, step) {
   return scenario.steps.slice(0, step + 1).flatMap((s) => s.actions);
+}
+
+/** Thrown for a scenario that cannot run, naming the scenario, the step and the problem. */
+export class ScenarioError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "ScenarioError";
+  }
+}
+
+const isText = (v) => typeof v === "string" && v.length > 0;
+const isIndex = (v) => Number.isInteger(v) && v >= 0;
+const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+const isMessage = (v) => isObject(v) && typeof v.body === "string";
+
+/**
+ * Each action kind and what its arguments must be (the log format in playground.js): a problem
+ * in words, or null when the action is well formed. The engine still answers for what it alone
+ * can judge (a queue name SQS refuses, a visibility over the cap): that is a step's SQS error.
+ */
+const ACTION_RULES = {
+  q: ([, name, attrs]) => !isText(name) ? "a queue name (text)" : attrs !== undefined && !isObject(attrs) ? "attributes as an object" : null,
+  sel: ([, name]) => (isText(name) ? null : "a queue name (text)"),
+  s: ([, queue, m]) => !isText(queue) ? "a queue name (text)" : !isMessage(m) ? "a message object with a text `body`" : null,
+  b: ([, queue, ms]) => !isText(queue) ? "a queue name (text)" : !Array.isArray(ms) || !ms.every(isMessage) ? "a list of message objects, each with a text `body`" : null,
+  c: () => null,
+  r: ([, c, queue, opts]) => !isIndex(c) ? "a consumer number (0 is A)" : !isText(queue) ? "a queue name (text)" : opts !== undefined && !isObject(opts) ? "options as an object ({max, vt, wait})" : null,
+  d: ([, c, label]) => !isIndex(c) ? "a consumer number (0 is A)" : !isText(label) ? "a message label such as \"m1\"" : null,
+  v: ([, c, label, s]) => !isIndex(c) ? "a consumer number (0 is A)" : !isText(label) ? "a message label such as \"m1\"" : typeof s !== "number" ? "a visibility timeout in seconds (a number)" : null,
+  h: ([, c, label, on]) => !isIndex(c) ? "a consumer number (0 is A)" : !isText(label) ? "a message label such as \"m1\"" : typeof on !== "boolean" ? "true or false (heartbeat on or off)" : null,
+  t: ([, ms]) => (Number.isFinite(ms) && ms >= 0 ? null : "a time to pass in milliseconds (a number ≥ 0)"),
+  R: ([, mode, knobs]) => !["off", "aws", "custom"].includes(mode)
+    ? "a realism mode: \"off\", \"aws\" or \"custom\""
+    : knobs !== undefined && (!Array.isArray(knobs) || !knobs.every((k) => k in REALISM_KNOBS))
+      ? `a list of realism knobs (${Object.keys(REALISM_KNOBS).join(", ")})`
+      : null,
+};
+
+/** Check a scenario's shape; returns it, or throws a ScenarioError naming the step and the problem. */
+export function validateScenario(def) {
+  if (!isObject(def)) throw new ScenarioError("A scenario must be a JSON object with a title and steps.");
+  const name = isText(def.title) ? `Scenario “${def.title}”` : "The scenario";
+  const fail = (where, problem) => { throw new ScenarioError(`${name}: ${where}${problem}`); };
+  if (!isText(def.id) || !/^[\w.-]+$/.test(def.id)) fail("", "needs an `id` of letters, digits, -, _ or . (it names the scenario in links).");
+  if (!isText(def.title)) fail("", "needs a `title` (text).");
+  if (def.source !== undefined && typeof def.source !== "string") fail("", "`source` must be text.");
+  if (!Array.isArray(def.steps) || def.steps.length === 0) fail("", "needs `steps`: a non-empty list.");
+  def.steps.forEach((step, i) => {
+    const at = `step ${i} (${i === 0 ? "the setup" : `step ${i + 1} of ${def.steps.length}`}): `;
+    if (!isObject(step)) fail(at, "must be an object with a caption and actions.");
+    if (!isText(step.caption)) fail(at, "needs a `caption` (text).");
+    if (!Array.isArray(step.actions)) fail(at, "needs `actions`: a list (it may be empty).");
+    if (step.expectError !== undefined && !isText(step.expectError)) fail(at, "`expectError` must be an SQS error name, such as \"InvalidParameterValue\".");
+    step.actions.forEach((action, j) => {
+      const which = `${at}action ${j + 1} ${JSON.stringify(action)?.slice(0, 60)} `;
+      if (!Array.isArray(action) || !(action[0] in ACTION_RULES)) {
+        fail(which, `is not an action: each is a list whose first item is one of ${Object.keys(ACTION_RULES).map((k) => `"${k}"`).join(", ")}.`);
+      }
+      const problem = ACTION_RULES[action[0]](action);
+      if (problem) fail(which, `needs ${problem}.`);
+    });
+  });
+  return def;
+}
+
+/** Fetch an author's scenario (JSON) and validate it; errors say what went wrong and where. */
+export async function loadScenarioSource(url) {
+  let res;
+  try {
+    res = await fetch(url);
+  } catch (e) {
+    throw new ScenarioError(`The scenario at ${url} could not be fetched: ${e.message}`);
+  }
+  if (!res.ok) throw new ScenarioError(`The scenario at ${url} could not be fetched: HTTP ${res.status}.`);
+  let def;
+  try {
+    def = JSON.parse(await res.text());
+  } catch (e) {
+    throw new ScenarioError(`The scenario at ${url} is not valid JSON: ${e.message}`);
+  }
+  return validateScenario(def);
 }

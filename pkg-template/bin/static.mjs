@@ -1,9 +1,19 @@
 // Static files for `wasq serve`: the playground page at `/` and the package itself at `/pkg/`,
 // so the page's loader finds the package next to it with no build step of its own.
+//
+// Text and wasm are sent compressed when the browser accepts it (brotli, else gzip): the page's
+// wasm is a few hundred KB raw and a third of that compressed, which is most of a phone's wait.
+// Each file is compressed once per version of it and kept; caches revalidate with an ETag (the
+// files change with every `make pkg`, under the same names, so nothing may be cached unchecked).
 
 import { createReadStream } from "node:fs";
-import { stat } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { extname, join, resolve, sep } from "node:path";
+import { promisify } from "node:util";
+import { brotliCompress, gzip, constants as zlib } from "node:zlib";
+
+const brotli = promisify(brotliCompress);
+const gzipAsync = promisify(gzip);
 
 const TYPES = {
   ".html": "text/html; charset=utf-8",
@@ -24,6 +34,39 @@ const TYPES = {
   ".ico": "image/x-icon",
   ".woff2": "font/woff2",
 };
+
+/** Worth compressing: text and wasm (images and fonts are compressed already). */
+const COMPRESSIBLE = new Set([".html", ".js", ".mjs", ".cjs", ".css", ".json", ".map", ".md", ".ts", ".cts", ".txt", ".wasm", ".svg"]);
+/** Files at most this big are compressed and kept in memory (the package's largest is the wasm). */
+const MAX_COMPRESSED_SOURCE = 8 * 1024 * 1024;
+
+/** path -> { tag, br, gz }: the compressed forms of one version (size and mtime) of a file. */
+const compressedCache = new Map();
+
+/** The encodings this request accepts, best first (q=0 refuses one). */
+export function acceptedEncodings(header) {
+  const accepted = new Map();
+  for (const part of String(header ?? "").split(",")) {
+    const [name, ...params] = part.trim().toLowerCase().split(";");
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
+    accepted.set(name, q ? Number(q.slice(2)) : 1);
+  }
+  const ok = (name) => (accepted.get(name) ?? accepted.get("*") ?? 0) > 0;
+  return ["br", "gzip"].filter(ok);
+}
+
+async function compressedForms(file, tag) {
+  const cached = compressedCache.get(file);
+  if (cached?.tag === tag) return cached.forms;
+  // Kept as a promise: concurrent first requests share one compression.
+  const forms = readFile(file).then(async (bytes) => ({
+    br: await brotli(bytes, { params: { [zlib.BROTLI_PARAM_QUALITY]: 9, [zlib.BROTLI_PARAM_SIZE_HINT]: bytes.length } }),
+    gzip: await gzipAsync(bytes, { level: 9 }),
+  }));
+  compressedCache.set(file, { tag, forms });
+  forms.catch(() => compressedCache.delete(file));
+  return forms;
+}
 
 function plain(res, status, text) {
   res.writeHead(status, { "content-type": "text/plain; charset=utf-8", "content-length": Buffer.byteLength(text) });
@@ -58,12 +101,34 @@ export async function serveFile(req, res, root, urlPath) {
     return plain(res, 404, "not found\n");
   }
   if (!info.isFile()) return plain(res, 404, "not found\n");
-  res.writeHead(200, {
-    "content-type": TYPES[extname(file).toLowerCase()] ?? "application/octet-stream",
-    "content-length": info.size,
-    // The page and package change with every `make pkg`; a stale cached wasm is a confusing bug.
+  const ext = extname(file).toLowerCase();
+  // Weak: the same tag is given to every encoding of this version of the file.
+  const etag = `W/"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`;
+  const headers = {
+    "content-type": TYPES[ext] ?? "application/octet-stream",
+    // The page and package change with every `make pkg` under the same names: a cache may keep a
+    // copy but must ask first (a 304 when unchanged), or a stale wasm is a confusing bug.
     "cache-control": "no-cache",
-  });
+    etag,
+  };
+  const compressible = COMPRESSIBLE.has(ext) && info.size <= MAX_COMPRESSED_SOURCE;
+  if (compressible) headers.vary = "accept-encoding";
+  if (req.headers["if-none-match"]?.split(",").some((t) => t.trim() === etag)) {
+    res.writeHead(304, headers);
+    return res.end();
+  }
+  const encoding = compressible ? acceptedEncodings(req.headers["accept-encoding"])[0] : undefined;
+  if (encoding) {
+    let body;
+    try {
+      body = (await compressedForms(file, etag))[encoding];
+    } catch {
+      return plain(res, 404, "not found\n");
+    }
+    res.writeHead(200, { ...headers, "content-encoding": encoding, "content-length": body.length });
+    return res.end(req.method === "HEAD" ? undefined : body);
+  }
+  res.writeHead(200, { ...headers, "content-length": info.size });
   if (req.method === "HEAD") return res.end();
   await new Promise((done) => {
     const stream = createReadStream(file);

@@ -1,0 +1,80 @@
+// The playground's load on a phone-class profile, as a mobile audit sets it: Chromium with 4×
+// CPU slowdown, 1.6 Mbit/s down, 750 kbit/s up and 150 ms round trips, an empty cache. Measures
+// the time from navigation to the first message card on screen (a scenario opened by link), and
+// the bytes transferred. Runs "before" and "after" alternately in one run, and prints medians:
+//
+//   before: www/ as of a git revision (BASE, default HEAD~ of this change's parent: pass one), served
+//           without compression (the request says Accept-Encoding: identity)
+//   after:  www/ of the working tree, served as `wasq serve` serves it to a browser
+//
+//   node bench/page-load.mjs [--base <git rev>] [--rounds 5]
+// Needs `make pkg` (pkg/bin/wasq.mjs serves both) and /usr/bin/chromium.
+
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, mkdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { chromium } from "playwright-core";
+
+const args = process.argv.slice(2);
+const opt = (name, fallback) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : fallback; };
+const REPO = resolve(import.meta.dirname, "..");
+const BASE = opt("--base", null);
+const ROUNDS = Number(opt("--rounds", 5));
+const QUERY = "?scenario=fifo-two-groups&step=1";
+
+function serve(www) {
+  const child = spawn(process.execPath, [join(REPO, "pkg/bin/wasq.mjs"), "serve", "--memory", "--port", "0", "--www", www], { stdio: ["ignore", "pipe", "pipe"] });
+  return new Promise((ok, fail) => {
+    let out = "";
+    child.stdout.on("data", (c) => {
+      out += c;
+      const m = /playground at (http:\/\/\S+?)\/?\n/.exec(out);
+      if (m) ok({ url: `${m[1]}/`, close: () => child.kill("SIGTERM") });
+    });
+    child.once("exit", (code) => fail(new Error(`wasq serve exited ${code}: ${out}`)));
+  });
+}
+
+async function load(browser, url, { identity }) {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("Network.enable");
+  await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
+  await cdp.send("Network.emulateNetworkConditions", {
+    offline: false, latency: 150, downloadThroughput: (1.6 * 1024 * 1024) / 8, uploadThroughput: (750 * 1024) / 8,
+  });
+  await cdp.send("Emulation.setCPUThrottlingRate", { rate: 4 });
+  if (identity) await cdp.send("Network.setExtraHTTPHeaders", { headers: { "Accept-Encoding": "identity" } });
+  let bytes = 0;
+  cdp.on("Network.loadingFinished", (e) => { bytes += e.encodedDataLength; });
+  const t0 = Date.now();
+  await page.goto(url + QUERY);
+  await page.waitForSelector("#lanes .card", { timeout: 60_000 });
+  const ms = Date.now() - t0;
+  await context.close();
+  return { ms, bytes };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
+const runs = { after: [] };
+const servers = { after: await serve(join(REPO, "www")) };
+let tmp = null;
+if (BASE) {
+  tmp = mkdtempSync(join(tmpdir(), "wasq-www-base-"));
+  mkdirSync(join(tmp, "www"));
+  execFileSync("sh", ["-c", `git -C "${REPO}" archive "${BASE}" www | tar -x -C "${tmp}"`]);
+  servers.before = await serve(join(tmp, "www"));
+  runs.before = [];
+}
+for (let i = 0; i < ROUNDS; i++) {
+  for (const name of Object.keys(servers)) runs[name].push(await load(browser, servers[name].url, { identity: name === "before" }));
+}
+for (const [name, rs] of Object.entries(runs)) {
+  console.log(JSON.stringify({ build: name, rounds: rs.length, firstCardMs: median(rs.map((r) => r.ms)), transferredKB: Math.round(median(rs.map((r) => r.bytes)) / 1024), all: rs.map((r) => r.ms) }));
+}
+for (const s of Object.values(servers)) s.close();
+await browser.close();
+if (tmp) rmSync(tmp, { recursive: true, force: true });
