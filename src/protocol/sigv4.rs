@@ -499,7 +499,9 @@ fn check_time(amz_date: &str, at: u64, expires: Option<u64>, now: u64) -> Result
         )));
     }
     if let Some(seconds) = expires {
-        // AWS's common errors name RequestExpired for a presigned request used past its expiry.
+        // AWS's list of common errors gives RequestExpired for a presigned URL used too late. It
+        // speaks of 15 minutes' grace past the expiry; wasq gives none, so that a short link
+        // stays short.
         return if at.saturating_add(seconds * 1000) < now {
             Err(SqsError::RequestExpired("Request has expired".into()))
         } else {
