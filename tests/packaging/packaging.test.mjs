@@ -99,6 +99,24 @@ test("TypeScript consumer type-checks against index.d.ts (and a wrong one does n
   assert.match(failure, /consumer-bad.ts\(7,\d+\): error TS2339: Property 'visibleAt'/, "peek's message states are typed");
 });
 
+// Typos must fail tsc, not the call at run time: the fixture's @ts-expect-error lines are the
+// common mistakes (QueueURL, MessageBody: 1, an unknown action), and tsc itself fails on any of
+// them that finds no error.
+test("every action's parameters and result are typed: common mistakes fail tsc", () => {
+  const dir = project("typescript-actions");
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }));
+  copyFileSync(join(fixtures, "typed-actions.ts"), join(dir, "typed-actions.ts"));
+  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({
+    compilerOptions: { strict: true, noEmit: true, target: "es2022", module: "nodenext", moduleResolution: "nodenext", lib: ["es2022", "dom"], types: [], skipLibCheck: false },
+    files: ["typed-actions.ts"],
+  }));
+  try {
+    execFileSync(bin("tsc"), ["-p", "tsconfig.json"], { cwd: dir, encoding: "utf8" });
+  } catch (err) {
+    assert.fail(String(err.stdout));
+  }
+});
+
 test("index.d.ts type-checks in a Node project with no DOM lib (skipLibCheck off)", () => {
   const dir = project("typescript-node");
   writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }));
