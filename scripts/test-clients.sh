@@ -16,6 +16,9 @@ if [[ ! -d node_modules/@aws-sdk/client-sqs || ! -d node_modules/sqs-consumer ]]
 fi
 
 scripts/ensure-venv.sh
+# On Node 22 whatever node is on PATH (scripts/ensure-node.sh; WASQ_NODE=system: PATH's own).
+node_bin=$(scripts/ensure-node.sh)
+if [[ -n "$node_bin" ]]; then export PATH="$node_bin:$PATH"; fi
 
 echo "== node: @aws-sdk/client-sqs, sqs-consumer, sqs-producer (tests/clients/)"
 node --test tests/clients/

@@ -12,6 +12,9 @@ if [[ ! -f pkg/package.json ]]; then
   exit 1
 fi
 scripts/ensure-tools.sh
+# On Node 22 whatever node is on PATH (scripts/ensure-node.sh; WASQ_NODE=system: PATH's own).
+node_bin=$(scripts/ensure-node.sh)
+if [[ -n "$node_bin" ]]; then export PATH="$node_bin:$PATH"; fi
 
 node --test tests/js/ tests/packaging/
 
