@@ -21,7 +21,7 @@ node_bin=$(scripts/ensure-node.sh)
 if [[ -n "$node_bin" ]]; then export PATH="$node_bin:$PATH"; fi
 
 echo "== node: @aws-sdk/client-sqs, sqs-consumer, sqs-producer (tests/clients/)"
-node --test tests/clients/
+node --test tests/clients/*.test.mjs # by name: Node 22 takes a directory as a file
 
 echo "== python: boto3, Query via SigV4Auth, AWS CLI (tests/clients/python/)"
 PATH="$PWD/.venv/bin:$PATH" .venv/bin/python -m pytest -q -p no:cacheprovider tests/clients/python

@@ -11,4 +11,4 @@ if [[ -z "${WASQ_PKG_DIR:-}" && ! -f pkg/worker/index.js ]]; then
   bash scripts/build-pkg.sh
 fi
 # The SDK's Node 20 notice is not a test result (WASQ_NODE=system on Node 20).
-AWS_SDK_JS_SUPPRESS_NODE_VERSION_WARNING=1 exec node --test tests/edge/
+AWS_SDK_JS_SUPPRESS_NODE_VERSION_WARNING=1 exec node --test tests/edge/*.test.mjs # by name: Node 22 takes a directory as a file

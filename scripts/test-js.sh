@@ -16,7 +16,9 @@ scripts/ensure-tools.sh
 node_bin=$(scripts/ensure-node.sh)
 if [[ -n "$node_bin" ]]; then export PATH="$node_bin:$PATH"; fi
 
-node --test tests/js/ tests/packaging/
+# Test files named by the shell: Node 22 takes a directory argument as a file (Node 20 searched it).
+shopt -s globstar
+node --test tests/js/**/*.test.js tests/packaging/*.test.mjs
 
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
 cargo test --target wasm32-unknown-unknown --test wasm
