@@ -49,7 +49,7 @@ test("the tarball holds the entries, the wasm and the types, and nothing from th
   assert.ok(!files.some((f) => f.startsWith("src/")), "src/ is bundled, not shipped");
   assert.ok(!files.includes("wasq.js"), "the glue is bundled, not shipped");
   assert.ok(!files.some((f) => f.startsWith("internal/")), "the tests' internal bundle is not shipped");
-  assert.deepEqual(files.filter((f) => f.startsWith("worker/")).sort(), ["worker/index.d.ts", "worker/index.js"]);
+  assert.deepEqual(files.filter((f) => f.startsWith("worker/")).sort(), ["worker/index.d.ts", "worker/index.js", "worker/index.js.map"]);
   const pkg = JSON.parse(readFileSync(join(repo, "pkg", "package.json"), "utf8"));
   const conditions = Object.keys(pkg.exports["."]);
   assert.ok(conditions.indexOf("workerd") < conditions.indexOf("browser"), "workerd must come before browser");
