@@ -5,7 +5,7 @@
 // dependency at all; with no `.dev.vars` every request was answered 500.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -18,6 +18,7 @@ import {
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 let work;
 let app;
+let installWarnings;
 
 before(() => {
   if (!existsSync(join(ROOT, "pkg", "package.json"))) throw new Error("no built package: run `make pkg` first");
@@ -28,11 +29,12 @@ before(() => {
   const skip = new Set(["node_modules", ".wrangler", ".dev.vars", "package-lock.json"]);
   cpSync(join(ROOT, "examples", "edge"), app, { recursive: true, filter: (src) => !skip.has(src.split("/").at(-1)) });
   // The README's commands: the tarball replaces the in-repo link, wrangler comes from npm.
-  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", join(work, packed[0].filename)], {
+  const install = spawnSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", join(work, packed[0].filename)], {
     cwd: app,
     encoding: "utf8",
-    stdio: ["ignore", "pipe", "pipe"],
   });
+  assert.equal(install.status, 0, install.stderr);
+  installWarnings = install.stderr.split("\n").filter((line) => /^npm warn/.test(line));
   cpSync(join(app, ".dev.vars.example"), join(app, ".dev.vars"));
 });
 
@@ -47,6 +49,10 @@ function freePort() {
     });
   });
 }
+
+test("the install prints no warning (the example's allowScripts covers its dependencies' install scripts)", () => {
+  assert.deepEqual(installWarnings, []);
+});
 
 test("the package.json the example was installed from names the tarball, and wrangler as a devDependency", () => {
   const pkg = JSON.parse(readFileSync(join(app, "package.json"), "utf8"));
