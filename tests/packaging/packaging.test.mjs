@@ -221,7 +221,7 @@ test("workerd consumer (miniflare): a Durable Object serving SQS, state kept acr
     scriptPath: join(out, "worker.js"),
     modulesRoot: out,
     modulesRules: [{ type: "ESModule", include: ["**/*.js"] }, { type: "CompiledWasm", include: ["**/*.wasm"] }],
-    compatibilityDate: "2026-04-01",
+    compatibilityDate: "2026-07-30",
     durableObjects: { QUEUES: { className: "QueueObject", useSQLite: true } },
     durableObjectsPersist: persist,
   });
@@ -272,7 +272,7 @@ test("workerd consumer of both `wasq` and `wasq/worker`: one copy of the engine 
     scriptPath: join(out, "worker.js"),
     modulesRoot: out,
     modulesRules: [{ type: "ESModule", include: ["**/*.js"] }, { type: "CompiledWasm", include: ["**/*.wasm"] }],
-    compatibilityDate: "2026-04-01",
+    compatibilityDate: "2026-07-30",
     durableObjects: {
       WASQ_QUEUE: { className: "WasqQueue", useSQLite: true },
       WASQ_DIRECTORY: { className: "WasqDirectory", useSQLite: true },
