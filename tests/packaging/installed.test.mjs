@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 const repo = fileURLToPath(new URL("../../", import.meta.url));
 let work;
 let project;
+const children = new Set(); // process groups to stop, even after a test that timed out
 
 before(() => {
   if (!existsSync(join(repo, "pkg", "package.json"))) throw new Error("no built package: run `make pkg` first");
@@ -24,7 +25,16 @@ before(() => {
   execFileSync("npm", ["install", "--no-audit", "--no-fund", "--offline", join(work, out[0].filename)], { cwd: project, encoding: "utf8" });
 });
 
-after(() => rmSync(work, { recursive: true, force: true }));
+after(() => {
+  for (const pid of children) stopGroup(pid);
+  rmSync(work, { recursive: true, force: true });
+});
+
+function stopGroup(pid) {
+  try {
+    process.kill(-pid, "SIGTERM");
+  } catch {}
+}
 
 /** `npx wasq serve --port 0 --memory` in the project; resolves with its URL once it listens. */
 function serve() {
@@ -37,10 +47,10 @@ function serve() {
   let err = "";
   child.stdout.setEncoding("utf8").on("data", (d) => (out += d));
   child.stderr.setEncoding("utf8").on("data", (d) => (err += d));
+  children.add(child.pid);
   const stop = () => {
-    try {
-      process.kill(-child.pid, "SIGTERM");
-    } catch {}
+    stopGroup(child.pid);
+    children.delete(child.pid);
   };
   return new Promise((resolve, reject) => {
     child.stdout.on("data", () => {
@@ -51,7 +61,8 @@ function serve() {
   });
 }
 
-test("npx wasq serve from the installed tarball serves the playground page at /, and every file it loads", async () => {
+// A server that never starts fails the test instead of hanging the suite (a bound, not a measurement).
+test("npx wasq serve from the installed tarball serves the playground page at /, and every file it loads", { timeout: 120_000 }, async () => {
   const server = await serve();
   try {
     const get = async (path) => {
