@@ -37,6 +37,7 @@ test-rust:
 	cargo test --release
 
 ## The package against its own contract, in Node, Chromium and workerd; storage; consumer.
+## test-js, test-clients and test-edge run on Node 22, fetched by scripts/ensure-node.sh.
 test-js: pkg
 	scripts/test-js.sh
 
@@ -74,4 +75,4 @@ bench-server: pkg
 
 clean:
 	cargo clean
-	rm -rf pkg node_modules .venv
+	rm -rf pkg node_modules .venv .tools
