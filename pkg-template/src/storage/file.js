@@ -52,7 +52,8 @@ export class FileStorage {
   #compactMinBytes;
   #readChunkBytes;
   #warn;
-  #index = new EntryIndex();
+  #index = new EntryIndex((offset, size) => this.#keyAt(offset, size));
+  #keyBuffer = Buffer.allocUnsafe(256);
   #logBytes = 0;
   #recovery;
   #lastCompactionError = null;
@@ -353,6 +354,35 @@ export class FileStorage {
 
   #checkOpen() {
     if (this.#fd < 0) throw new Error(`wasq FileStorage: ${this.#dir} is closed`);
+  }
+
+  /**
+   * The key bytes of the entry at `offset` (of `size` bytes), for the index to compare keys
+   * with: a view of a reused buffer, read like every read of the log, at most readChunkBytes
+   * at a time.
+   */
+  #keyAt(offset, size) {
+    let buf = this.#keyBuffer;
+    const first = Math.min(size, buf.length);
+    this.#readInto(buf, 0, first, offset);
+    const end = 4 + buf.readUInt32LE(0);
+    if (end > first) {
+      if (end > buf.length) {
+        const bigger = Buffer.allocUnsafe(end);
+        buf.copy(bigger, 0, 0, first);
+        this.#keyBuffer = buf = bigger;
+      }
+      this.#readInto(buf, first, end - first, offset + first);
+    }
+    return buf.subarray(4, end);
+  }
+
+  #readInto(buf, at, n, position) {
+    for (let done = 0; done < n; ) {
+      const got = fs.readSync(this.#fd, buf, at + done, Math.min(this.#readChunkBytes, n - done), position + done);
+      if (got === 0) throw new Error(`wasq FileStorage: ${this.#logPath} ended early (changed while open?)`);
+      done += got;
+    }
   }
 
   /** `fn(entry)` for every live entry, in file order; `entry` is a view valid during the call. */
