@@ -131,3 +131,36 @@ test("damage with a whole record after it is still refused, and the file left as
   assert.throws(() => openWarned(dir, { readChunkBytes: 3 }), /with more records after it/);
   assert.deepEqual(fs.readFileSync(logOf(dir)), flipped);
 });
+
+test("wasq serve --data says on stderr what it dropped from a torn log", async () => {
+  const { spawn } = await import("node:child_process");
+  const { Engine } = await import("../../../pkg/entry/node.js");
+  const dir = tempDir();
+  const engine = new Engine({ storage: new FileStorage(dir) });
+  const { QueueUrl } = engine.createQueue({ QueueName: "torn" });
+  for (let i = 0; i < 40; i++) engine.sendMessage({ QueueUrl, MessageBody: `message ${i}` });
+  engine.close();
+  fs.truncateSync(logOf(dir), fs.statSync(logOf(dir)).size - 1); // truncate -s -1
+  const bin = new URL("../../../pkg/bin/wasq.mjs", import.meta.url).pathname;
+  const server = spawn(process.execPath, [bin, "serve", "--port", "0", "--data", dir], { stdio: ["ignore", "pipe", "pipe"] });
+  const closed = new Promise((resolve) => server.once("close", resolve));
+  let stderr = "";
+  server.stderr.on("data", (d) => (stderr += d));
+  let url;
+  try {
+    url = await Promise.race([
+      new Promise((resolve) => server.stdout.on("data", (d) => /listening on (\S+)/.test(String(d)) && resolve(/listening on (\S+)/.exec(String(d))[1]))),
+      closed.then((code) => Promise.reject(new Error(`wasq serve exited (${code}): ${stderr}`))),
+    ]);
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/x-amz-json-1.0", "x-amz-target": "AmazonSQS.GetQueueAttributes" },
+      body: JSON.stringify({ QueueUrl: `${url}/000000000000/torn`, AttributeNames: ["ApproximateNumberOfMessages"] }),
+    });
+    assert.equal((await res.json()).Attributes.ApproximateNumberOfMessages, "39");
+  } finally {
+    server.kill("SIGTERM");
+    await closed;
+  }
+  assert.match(stderr, /wasq FileStorage: .*wasq\.log: dropped a torn last record: \d+ bytes .*kept the \d+ whole records/);
+});
