@@ -1,10 +1,15 @@
 // Memory a stored message costs `wasq serve`, `--data` (FileStorage, the default) beside
 // `--memory` (no storage), measured the same way in the same run: the server's resident set
 // (VmRSS) after a warm-up, and again after N more messages are sent and left in the queue; the
-// growth divided by N. Rounds alternate the two modes, each in a fresh server process; the
-// medians and their ratio are printed, then one JSON line.
+// growth divided by N. Each is read twice: as the server left it ("rss"), and after a full
+// garbage collection asked for through the inspector ("rss after gc"), because what the server
+// holds and what V8 has not collected yet differ by mode: `--data` answers wait for a group
+// fsync, so each request's garbage outlives a young-generation collection there and not with
+// `--memory`. Rounds alternate the two modes, each in a fresh server process; the medians and
+// their ratios are printed, then one JSON line.
 //
-//   node bench/memory-per-message.mjs [--pkg DIR] [--messages 100000] [--body 200] [--rounds 3]
+//   node --experimental-websocket bench/memory-per-message.mjs [--pkg DIR] [--messages 100000] [--body 200] [--rounds 3]
+//   (Node 22 has WebSocket without the flag.)
 
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -30,8 +35,15 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 async function startServer(mode) {
   const dir = mode === "data" ? mkdtempSync(join(tmpdir(), "wasq-mem-bench-")) : null;
   const storage = dir === null ? ["--memory"] : ["--data", dir];
-  const proc = spawn(process.execPath, [join(pkgDir, "bin/wasq.mjs"), "serve", "--port", "0", ...storage], {
-    stdio: ["ignore", "pipe", "inherit"],
+  const bin = join(pkgDir, "bin/wasq.mjs");
+  const proc = spawn(process.execPath, ["--inspect=127.0.0.1:0", bin, "serve", "--port", "0", ...storage], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const inspector = new Promise((resolve) => {
+    readline.createInterface({ input: proc.stderr }).on("line", (line) => {
+      const m = /Debugger listening on (ws:\/\/\S+)/.exec(line);
+      if (m) resolve(m[1]);
+    });
   });
   const url = await new Promise((resolve, reject) => {
     proc.once("exit", (code) => reject(new Error(`wasq serve exited (${code})`)));
@@ -40,7 +52,24 @@ async function startServer(mode) {
       if (m) resolve(m[1]);
     });
   });
-  return { proc, url, dir };
+  return { proc, url, dir, inspector: await inspector };
+}
+
+/** Two full garbage collections in the server, through its inspector. */
+async function collectGarbage(inspectorUrl) {
+  const ws = new WebSocket(inspectorUrl);
+  await new Promise((resolve, reject) => {
+    ws.onopen = resolve;
+    ws.onerror = reject;
+  });
+  for (let id = 1; id <= 2; id++) {
+    const done = new Promise((resolve) => {
+      ws.onmessage = (event) => JSON.parse(event.data).id === id && resolve();
+    });
+    ws.send(JSON.stringify({ id, method: "HeapProfiler.collectGarbage" }));
+    await done;
+  }
+  ws.close();
 }
 
 async function call(url, action, params) {
@@ -73,18 +102,22 @@ async function send(url, QueueUrl, count, from) {
 }
 
 async function measure(mode) {
-  const { proc, url, dir } = await startServer(mode);
+  const { proc, url, dir, inspector } = await startServer(mode);
   try {
     const { QueueUrl } = await call(url, "CreateQueue", { QueueName: "memory-bench" });
     await send(url, QueueUrl, WARMUP, 0);
     await sleep(500);
     const before = rssBytes(proc.pid);
+    await collectGarbage(inspector);
+    const beforeGc = rssBytes(proc.pid);
     await send(url, QueueUrl, MESSAGES, WARMUP);
     await sleep(500);
     const after = rssBytes(proc.pid);
+    await collectGarbage(inspector);
+    const afterGc = rssBytes(proc.pid);
     const { Attributes } = await call(url, "GetQueueAttributes", { QueueUrl, AttributeNames: ["ApproximateNumberOfMessages"] });
     if (Number(Attributes.ApproximateNumberOfMessages) !== WARMUP + MESSAGES) throw new Error("messages missing");
-    return (after - before) / MESSAGES;
+    return { rss: (after - before) / MESSAGES, gc: (afterGc - beforeGc) / MESSAGES };
   } finally {
     proc.kill("SIGTERM");
     await new Promise((r) => proc.once("exit", r));
@@ -98,10 +131,14 @@ for (let round = 0; round < ROUNDS; round++) {
   for (const mode of round % 2 === 0 ? ["memory", "data"] : ["data", "memory"]) {
     const perMessage = await measure(mode);
     results[mode].push(perMessage);
-    console.log(`round ${round + 1} --${mode}: ${perMessage.toFixed(0)} bytes a message`);
+    console.log(`round ${round + 1} --${mode}: rss ${perMessage.rss.toFixed(0)}, rss after gc ${perMessage.gc.toFixed(0)} bytes a message`);
   }
 }
-const memory = median(results.memory);
-const data = median(results.data);
-console.log(`median --memory ${memory.toFixed(0)} B/message, --data ${data.toFixed(0)} B/message: ${(data / memory).toFixed(2)}x`);
-console.log(JSON.stringify({ messages: MESSAGES, body: BODY, rounds: ROUNDS, memory: results.memory, data: results.data, ratio: data / memory }));
+const summary = {};
+for (const kind of ["rss", "gc"]) {
+  const memory = median(results.memory.map((r) => r[kind]));
+  const data = median(results.data.map((r) => r[kind]));
+  summary[kind] = { memory, data, ratio: data / memory };
+  console.log(`median ${kind === "rss" ? "rss" : "rss after gc"}: --memory ${memory.toFixed(0)}, --data ${data.toFixed(0)} bytes a message: ${(data / memory).toFixed(2)}x`);
+}
+console.log(JSON.stringify({ messages: MESSAGES, body: BODY, rounds: ROUNDS, ...results, summary }));
