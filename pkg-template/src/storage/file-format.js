@@ -235,6 +235,12 @@ export function scanLog(reader, size, file, onRecord) {
 function wholeRecordAfter(reader, from, size) {
   for (let at = from; size - at >= RECORD_HEAD_BYTES; at++) {
     const head = reader.view(at, RECORD_HEAD_BYTES);
+    // No record starts with 16 zero bytes (its head checksum would have to be zero, and that of
+    // an empty payload is not): a zero-filled tail is skipped to its next non-zero byte.
+    if (head.every((b) => b === 0)) {
+      at = Math.max(at, nextNonZero(reader, at + RECORD_HEAD_BYTES, size) - RECORD_HEAD_BYTES);
+      continue;
+    }
     const length = head.readUInt32LE(0);
     if (at + RECORD_HEAD_BYTES + length > size) continue;
     if (!checksum(head.subarray(0, 12), 4).equals(head.subarray(12, 16))) continue;
@@ -253,13 +259,18 @@ function corrupt(file, offset, why, next) {
 
 /** Whether bytes [from, to) of the file are all zero (a tail the file system extended but never wrote). */
 export function isZeroRange(reader, from, to) {
+  return nextNonZero(reader, from, to) === to;
+}
+
+/** The offset of the first non-zero byte in [from, to), or `to`. */
+function nextNonZero(reader, from, to) {
   for (let at = from; at < to; ) {
     const n = Math.min(1 << 16, to - at);
     const bytes = reader.view(at, n);
-    for (let i = 0; i < n; i++) if (bytes[i] !== 0) return false;
+    for (let i = 0; i < n; i++) if (bytes[i] !== 0) return at + i;
     at += n;
   }
-  return true;
+  return to;
 }
 
 export function createEmptyLog(dir, logPath, tmpName) {
