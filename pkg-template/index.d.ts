@@ -75,10 +75,26 @@ export class FileStorage implements Storage {
    * overlapping flushes (durability "full": asynchronous answers wait for it); `false` syncs only
    * in `flush()` and `close()` (durability "relaxed").
    */
-  constructor(dir: string, options?: { fsync?: boolean | "group"; compactRatio?: number; compactMinBytes?: number; lock?: boolean });
+  constructor(
+    dir: string,
+    options?: {
+      fsync?: boolean | "group";
+      /** Compact when the log exceeds compactRatio (default 2) × live data + compactMinBytes (default 1 MiB). */
+      compactRatio?: number;
+      compactMinBytes?: number;
+      lock?: boolean;
+      /** The most read from the log at once (default 4 MiB); a log of any size is read in such chunks. */
+      readChunkBytes?: number;
+      /** Told what opening dropped from a torn tail (default console.warn). */
+      warn?: (message: string) => void;
+    },
+  );
   readonly durability: "full" | "relaxed";
-  /** What opening found: bytes of a torn tail dropped (0 on a clean log) and records replayed. */
-  readonly recovery: { droppedBytes: number; records: number };
+  /**
+   * What opening found: bytes of a torn tail dropped (0 on a clean log), the records among them
+   * (0 or 1; 0 for a zero-filled tail), and the whole records replayed.
+   */
+  readonly recovery: { droppedBytes: number; droppedRecords: number; records: number };
   /** Log size and live data size in bytes, record count, compactions and syncs since open. */
   readonly stats: {
     logBytes: number;

@@ -28,7 +28,9 @@ readonly TARGET_BYTES=$((150 * 1024))
 # signed-header rules, X-Amz-Expires, and their AWS refusals: +0.7 KB, 162,606 -> 163,308 bytes
 # of gzipped wasm).
 # 177.3 with source maps and whenPolling() ended by every receive (+0.1 KB).
-readonly LIMIT_KB=${WASQ_PKG_LIMIT_KB:-177.3}
+# 179.0 with FileStorage streaming its log and holding an index instead of the values (Node
+# entry only, +1.7 KB).
+readonly LIMIT_KB=${WASQ_PKG_LIMIT_KB:-179.0}
 readonly OUT=pkg
 readonly BINDGEN_OUT=target/wasq-bindgen
 
