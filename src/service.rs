@@ -311,6 +311,17 @@ impl Service {
         self.engine_of(ctx).peek(now, ctx, queue_url)
     }
 
+    /// Every queue's numbers in every region at `now`, as one JSON array (see
+    /// [`Engine::metrics_json`]).
+    pub fn metrics_json(&mut self, now: u64) -> String {
+        let mut out = String::from("[");
+        for engine in &mut self.engines {
+            engine.write_metrics(now, &mut out);
+        }
+        out.push(']');
+        out
+    }
+
     /// `peek` as JSON text (what the `Value` prints as).
     pub fn peek_text(
         &mut self,

@@ -14,6 +14,7 @@ mod journal;
 mod json_in;
 pub(crate) mod json_out;
 mod message;
+mod metrics;
 mod move_tasks;
 mod params;
 mod peek;
@@ -123,6 +124,8 @@ pub struct Engine {
     /// (~350 instructions a call). A uid is never reused, and only deleting a queue takes a
     /// name from `by_name` (see `forget_url`): the entry is right until then.
     last_url: (String, u64),
+    /// Per-queue counters for `metrics_json` (see `metrics`).
+    metrics: metrics::Metrics,
 }
 
 const QUEUE_REUSE_WAIT_MS: u64 = 60_000;
@@ -156,6 +159,7 @@ impl Engine {
             throttle_window: 0,
             throttle_counts: FxHashMap::default(),
             last_url: (String::new(), 0),
+            metrics: Default::default(),
             config,
         }
     }
@@ -271,6 +275,7 @@ impl Engine {
                 .event(now, &name, || crate::events::EventKind::Throttled {
                     action: action.to_string(),
                 });
+            self.metrics.of(uid).throttled += 1;
             return Err(SqsError::RequestThrottled("Rate exceeded".into()));
         }
         self.throttle_counts.insert(key, count + 1);

@@ -127,6 +127,9 @@ impl Engine {
         let (q, mut r) = self.apart(uid, now)?;
         let deleted = r.delete_one(q, req.receipt_handle.as_deref());
         self.sync_deadline(uid);
+        if deleted.is_ok() {
+            self.metrics.of(uid).deleted += 1;
+        }
         deleted.map(|()| EmptyResponse)
     }
 
@@ -148,9 +151,14 @@ impl Engine {
         now: u64,
         req: &ReceiptBatchRequest,
     ) -> Result<BatchResponse<BatchResultEntry>, SqsError> {
-        self.receipt_batch(now, req, "DeleteMessageBatchRequestEntry", |r, q, entry| {
-            r.delete_one(q, entry.receipt_handle.as_deref())
-        })
+        let out =
+            self.receipt_batch(now, req, "DeleteMessageBatchRequestEntry", |r, q, entry| {
+                r.delete_one(q, entry.receipt_handle.as_deref())
+            })?;
+        // The queue the batch just resolved, from `message_queue`'s one-entry cache.
+        let uid = self.message_queue(req.queue_url.as_deref())?;
+        self.metrics.of(uid).deleted += out.successful.len() as u64;
+        Ok(out)
     }
 
     pub(super) fn run_change_message_visibility_batch(
