@@ -191,6 +191,11 @@ impl Service {
         op: &str,
         params_json: &str,
     ) -> Result<String, SqsError> {
+        // Every region's numbers at once (`metrics_json`), through this one entry point rather
+        // than an export of its own: each export costs the package its glue.
+        if op == "Metrics" {
+            return Ok(self.metrics_json(now));
+        }
         self.engine_of(ctx).internal(now, op, params_json)
     }
 

@@ -275,7 +275,7 @@ impl Engine {
                 .event(now, &name, || crate::events::EventKind::Throttled {
                     action: action.to_string(),
                 });
-            self.metrics.of(uid).throttled += 1;
+            self.metrics.add(uid, metrics::THROTTLED, 1);
             return Err(SqsError::RequestThrottled("Rate exceeded".into()));
         }
         self.throttle_counts.insert(key, count + 1);

@@ -232,7 +232,8 @@ impl Engine {
             }
         }
         self.sync_deadline(uid);
-        self.metrics.of(uid).received += messages.len() as u64;
+        self.metrics
+            .add(uid, super::metrics::RECEIVED, messages.len() as u64);
         if let Some((dlq_uid, _)) = dlq {
             for msg in moved {
                 self.dead_letter(uid, dlq_uid, msg, now);
@@ -290,7 +291,8 @@ impl Engine {
         let dlq_name = dlq.name.clone();
         dlq.insert(msg, &mut self.journal);
         self.sync_deadline(dlq_uid);
-        self.metrics.of(source_uid).dead_lettered += 1;
+        self.metrics
+            .add(source_uid, super::metrics::DEAD_LETTERED, 1);
         self.journal
             .event(now, &source_name, || EventKind::MovedToDeadLetterQueue {
                 message_id,

@@ -295,7 +295,8 @@ impl Engine {
         let sent = e.enqueue(q, ctx, v, None, &mut out);
         self.sync_deadline(uid);
         // Each enqueued message took one sequence number; a deduplicated send took none.
-        self.metrics.of(uid).sent += self.next_seq - seq_before;
+        self.metrics
+            .add(uid, super::metrics::SENT, self.next_seq - seq_before);
         sent.map(|()| out)
     }
 
@@ -359,7 +360,8 @@ impl Engine {
         }
         // Once for the batch: nothing reads the engine's deadline index between its entries.
         self.sync_deadline(uid);
-        self.metrics.of(uid).sent += self.next_seq - seq_before;
+        self.metrics
+            .add(uid, super::metrics::SENT, self.next_seq - seq_before);
         Ok(out)
     }
 }

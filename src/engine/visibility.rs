@@ -128,7 +128,7 @@ impl Engine {
         let deleted = r.delete_one(q, req.receipt_handle.as_deref());
         self.sync_deadline(uid);
         if deleted.is_ok() {
-            self.metrics.of(uid).deleted += 1;
+            self.metrics.add(uid, super::metrics::DELETED, 1);
         }
         deleted.map(|()| EmptyResponse)
     }
@@ -157,7 +157,8 @@ impl Engine {
             })?;
         // The queue the batch just resolved, from `message_queue`'s one-entry cache.
         let uid = self.message_queue(req.queue_url.as_deref())?;
-        self.metrics.of(uid).deleted += out.successful.len() as u64;
+        self.metrics
+            .add(uid, super::metrics::DELETED, out.successful.len() as u64);
         Ok(out)
     }
 

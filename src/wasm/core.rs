@@ -308,12 +308,6 @@ impl WasqCore {
             .map_err(|e| sqs_error(&e))
     }
 
-    /// Every queue's numbers (messages by state, age of the oldest, counters of sends,
-    /// receives, deletes, dead-letter moves and throttled calls) in every region, as JSON text.
-    pub fn metrics(&mut self, now: f64) -> Result<String, JsValue> {
-        Ok(self.service.metrics_json(convert::now(now)?))
-    }
-
     /// Would a ReceiveMessage on the queue return something at `now`? (Long polling asks this.)
     pub fn receivable(
         &mut self,
