@@ -10,6 +10,7 @@ import { createServer } from "node:http";
 import { protocolOptions, flatLookup, serve } from "../src/http.js";
 import { errorResponse } from "../worker/wire.js";
 import { serveFile } from "./static.mjs";
+import { ServerMetrics } from "./metrics.mjs";
 
 /**
  * The protocol layer's default limit (ProtocolOptions::default), at which the host stops reading
@@ -244,6 +245,7 @@ function plain(res, status, text, extra = {}) {
  * @param {number} [options.maxBufferedBytes] request-body bytes held at once, all connections together
  * @param {number} [options.bodyTimeoutMs] time a request has to deliver its whole body
  * @param {(line: string) => void} [options.log] one line per request when set
+ * @param {ServerMetrics} [options.metrics] request counts and latencies for `GET /metrics`
  * @returns {Promise<{ server: import("node:http").Server, url: string, close(): Promise<void> }>}
  */
 export async function startServer(options) {
@@ -252,9 +254,11 @@ export async function startServer(options) {
   const budget = new BodyBudget(options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
   const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
   const inflight = new Set(); // AbortControllers of long polls not yet answered
+  const metrics = options.metrics ?? new ServerMetrics();
   let closing = null;
 
   async function sqs(req, res, path, query) {
+    metrics.watch(res);
     let controller = null;
     // A client that hangs up ends its long poll instead of leaving a waiter behind.
     const onClose = () => {
@@ -301,6 +305,7 @@ export async function startServer(options) {
       // one split away from it.
       const headers = response.head === undefined ? response.headers.flat() : response.head.split("\0");
       headers.push("content-length", String(response.body.byteLength));
+      metrics.answered(res, header, query, body, response.status, headers, response.body);
       res.writeHead(response.status, headers);
       res.end(response.body);
     } catch (err) {
@@ -332,6 +337,7 @@ export async function startServer(options) {
     const query = q < 0 ? "" : url.slice(q + 1);
     const isRead = req.method === "GET" || req.method === "HEAD";
     if (isRead && !isQueryAction(query)) {
+      if (path === "/metrics") return metrics.serve(req, res, { engine, credentials, path, query });
       if (path === "/health") {
         const text =
           JSON.stringify({

@@ -1,0 +1,183 @@
+// `GET /metrics` of `wasq serve`: the engine's per-queue numbers and the server's own request
+// counts and latencies, in the Prometheus text format.
+//
+// What is counted per request is two map updates (a counter and a histogram bucket), keyed by
+// labels drawn from fixed sets (the SQS actions, the error codes the server answers), so a client
+// cannot grow them; the queues' gauges are read from the engine only when somebody scrapes.
+
+import { protocolOptions } from "../src/http.js";
+import { ACTIONS, ADMIT } from "../src/engine.js";
+import { CONTENT_TYPE, familiesText, queueFamilies, scrapeRefusal } from "../src/prometheus.js";
+
+const KNOWN_ACTIONS = new Set(ACTIONS);
+
+/**
+ * Upper bounds of the latency histogram's buckets, in seconds: from a millisecond (an answer
+ * from memory) to 30 s, past the longest long poll (20 s).
+ */
+export const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30];
+
+/** An error code as the answer gives it, if it looks like one (letters, digits, dots). */
+const CODE = /^[A-Za-z][A-Za-z0-9.]{0,99}$/;
+
+/**
+ * The action a request names, without parsing more than needed: the JSON protocol's target
+ * header, else `Action=` in the query string or the start of a form body. Anything not an SQS
+ * action is "unknown", so the label's values stay the 23 actions whatever clients send.
+ */
+export function actionOf(header, query, body) {
+  const target = header("x-amz-target");
+  let action;
+  if (target !== undefined) action = target.startsWith("AmazonSQS.") ? target.slice(10) : target;
+  else {
+    const inQuery = /(?:^|&)Action=([A-Za-z]+)/.exec(query);
+    const inBody = inQuery ?? (body.length > 0 ? /(?:^|&)Action=([A-Za-z]+)/.exec(body.toString("latin1", 0, Math.min(body.length, 4096))) : null);
+    action = inBody?.[1];
+  }
+  return KNOWN_ACTIONS.has(action) ? action : "unknown";
+}
+
+/**
+ * `success`, or the error code of the answer (the Query protocol's code, which both protocols
+ * carry: JSON in `x-amzn-query-error`, XML in `<Code>`), so one error has one label value.
+ * @param {number} status
+ * @param {string[]} flat header names and values, alternating
+ * @param {Uint8Array} body
+ */
+export function outcomeOf(status, flat, body) {
+  if (status < 400) return "success";
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    if (flat[i].toLowerCase() === "x-amzn-query-error") {
+      const code = flat[i + 1].split(";")[0];
+      if (CODE.test(code)) return code;
+    }
+  }
+  const xml = Buffer.from(body.buffer, body.byteOffset, Math.min(body.byteLength, 2048)).toString("latin1");
+  const code = /<Code>([^<]*)<\/Code>/.exec(xml)?.[1];
+  return code !== undefined && CODE.test(code) ? code : `HTTP${status}`;
+}
+
+/** The outcome of a request that ended without a protocol answer. */
+function endedOutcome(res) {
+  if (!res.writableFinished) return "ClientClosed";
+  if (res.statusCode === 503) return "ServiceUnavailable";
+  if (res.statusCode === 500) return "InternalFailure";
+  return `HTTP${res.statusCode}`;
+}
+
+const LABELS = Symbol("wasq.metrics.labels");
+
+/** The server's request counters and latency histogram, and the `/metrics` route. */
+export class ServerMetrics {
+  /** `action\0outcome` → count */
+  #requests = new Map();
+  /** action → { buckets: count per bucket (not cumulative; +Inf last), sum, count } */
+  #durations = new Map();
+  #public;
+
+  /**
+   * @param {object} [options]
+   * @param {boolean} [options.public] serve `/metrics` without a signature even when the server
+   *   requires credentials (`--metrics-public`)
+   */
+  constructor({ public: isPublic = false } = {}) {
+    this.#public = isPublic;
+  }
+
+  /** Count `res` once it is over (answered, failed or cut off), with its time since now. */
+  watch(res) {
+    const started = process.hrtime.bigint();
+    // "finish": the answer is handed to the OS, before the client can act on it (a scrape that
+    // follows sees this request counted); "close" alone: the answer was cut short.
+    let counted = false;
+    const done = () => {
+      if (counted) return;
+      counted = true;
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const labels = res[LABELS];
+      this.record(labels?.action ?? "unknown", labels?.outcome ?? endedOutcome(res), seconds);
+    };
+    res.once("finish", done);
+    res.once("close", done);
+  }
+
+  /** What `res` answered, once the protocol layer has answered it. */
+  answered(res, header, query, body, status, flat, responseBody) {
+    res[LABELS] = { action: actionOf(header, query, body), outcome: outcomeOf(status, flat, responseBody) };
+  }
+
+  record(action, outcome, seconds) {
+    const key = `${action}\0${outcome}`;
+    this.#requests.set(key, (this.#requests.get(key) ?? 0) + 1);
+    let d = this.#durations.get(action);
+    if (d === undefined) {
+      d = { buckets: new Array(BUCKETS.length + 1).fill(0), sum: 0, count: 0 };
+      this.#durations.set(action, d);
+    }
+    let i = 0;
+    while (i < BUCKETS.length && seconds > BUCKETS[i]) i++;
+    d.buckets[i]++;
+    d.sum += seconds;
+    d.count++;
+  }
+
+  /** The request families: `wasq_requests_total` and `wasq_request_duration_seconds`. */
+  families() {
+    const requests = [...this.#requests].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const durations = [...this.#durations].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const histogram = [];
+    for (const [action, d] of durations) {
+      let cumulative = 0;
+      BUCKETS.forEach((le, i) => {
+        cumulative += d.buckets[i];
+        histogram.push({ suffix: "_bucket", labels: { action, le: String(le) }, value: cumulative });
+      });
+      histogram.push({ suffix: "_bucket", labels: { action, le: "+Inf" }, value: d.count });
+      histogram.push({ suffix: "_sum", labels: { action }, value: d.sum });
+      histogram.push({ suffix: "_count", labels: { action }, value: d.count });
+    }
+    return [
+      {
+        name: "wasq_requests_total",
+        help: "SQS requests answered, by action and outcome (success, or the error code answered).",
+        type: "counter",
+        samples: requests.map(([key, value]) => {
+          const [action, outcome] = key.split("\0");
+          return { labels: { action, outcome }, value };
+        }),
+      },
+      {
+        name: "wasq_request_duration_seconds",
+        help: "Time from a request's arrival to the end of its answer (long polls included), by action.",
+        type: "histogram",
+        samples: histogram,
+      },
+    ];
+  }
+
+  /** The whole exposition: the engine's queues, then the requests. */
+  text(engine) {
+    return familiesText([...queueFamilies(engine.metrics().queues), ...this.families()]);
+  }
+
+  /**
+   * Answer `GET /metrics`. With credentials and not public, the scrape must be SigV4-signed by
+   * them like any other request (its body is not read: a signed GET has none, and a signature
+   * over a body fails against the empty one, which refuses it).
+   */
+  serve(req, res, { engine, credentials, path, query }) {
+    req.resume();
+    if (credentials && !this.#public) {
+      const headers = [];
+      for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.push([req.rawHeaders[i], req.rawHeaders[i + 1]]);
+      const refusal = scrapeRefusal(engine[ADMIT]({ method: req.method, path, query, headers, body: new Uint8Array(0) }, protocolOptions({ credentials })));
+      if (refusal !== undefined) {
+        res.writeHead(refusal.status, [...refusal.headers.flat(), "content-length", String(refusal.body.byteLength)]);
+        return res.end(refusal.body);
+      }
+    }
+    const text = this.text(engine);
+    res.writeHead(200, { "content-type": CONTENT_TYPE, "content-length": Buffer.byteLength(text) });
+    res.end(req.method === "HEAD" ? undefined : text);
+  }
+}
