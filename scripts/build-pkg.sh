@@ -161,6 +161,8 @@ grep -v '^//' "$STAGE/entry-src/node-esm.js" > "$OUT/entry/node.js"
 # TypeScript resolves `require` types from a .d.cts next to the .d.ts.
 cp "$OUT/index.d.ts" "$OUT/index.d.cts"
 cp "$STAGE/worker/index.d.ts" "$OUT/worker/index.d.ts"
+# The JSON Schema of `wasq serve --config` files, beside the command (bin/ is in `files`).
+cp pkg-template/bin/config.schema.json "$OUT/bin/config.schema.json"
 
 # Size budget: the wasm plus the JavaScript one runtime loads (the largest of the entries), each
 # file gzipped on its own. An entry's JS is its module graph: the bundle and any shared chunk it
