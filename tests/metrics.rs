@@ -6,9 +6,33 @@ use common::*;
 use serde_json::{json, Value};
 use wasq::{Realism, Throttling};
 
+/// The rows as objects, named as `engine.metrics()` names them (the wrapper's one mapping).
 fn metrics(h: &mut Sqs) -> Vec<Value> {
     let text = h.svc.metrics_json(h.now);
-    serde_json::from_str::<Vec<Value>>(&text).expect("metrics are a JSON array")
+    let rows = serde_json::from_str::<Vec<Vec<Value>>>(&text).expect("metrics are rows");
+    let names = [
+        "queue",
+        "region",
+        "fifo",
+        "visible",
+        "inflight",
+        "delayed",
+        "oldestMessageAgeMs",
+        "sent",
+        "received",
+        "deleted",
+        "movedToDeadLetterQueue",
+        "throttled",
+    ];
+    rows.into_iter()
+        .map(|row| {
+            assert_eq!(row.len(), names.len(), "{row:?}");
+            let mut o: serde_json::Map<String, Value> =
+                names.iter().map(|n| n.to_string()).zip(row).collect();
+            o["fifo"] = Value::Bool(o["fifo"] == 1);
+            Value::Object(o)
+        })
+        .collect()
 }
 
 fn of<'a>(all: &'a [Value], queue: &str) -> &'a Value {

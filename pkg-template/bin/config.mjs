@@ -278,6 +278,9 @@ function updateQueue(engine, url, wanted, tags, entry) {
   const current = engine.getQueueAttributes({ QueueUrl: url, AttributeNames: ["All"] }).Attributes ?? {};
   const changed = {};
   for (const [attr, value] of Object.entries(wanted)) {
+    // FifoQueue is the name's (.fifo) and cannot be set on a queue that exists; a standard
+    // queue does not list it at all.
+    if (attr === "FifoQueue") continue;
     if (!sameValue(attr, current[attr], value)) changed[attr] = value;
   }
   if (Object.keys(changed).length > 0) {

@@ -297,11 +297,21 @@ export class Engine {
    */
   metrics() {
     const rows = this.#run((core, now) => JSON.parse(core.internal(now, "Metrics", "{}", undefined)));
-    for (const row of rows) {
-      row.oldestMessageAgeSeconds = row.oldestMessageAgeMs / 1000;
-      delete row.oldestMessageAgeMs;
-    }
-    return { queues: rows };
+    const queues = rows.map(([queue, region, fifo, visible, inflight, delayed, ageMs, sent, received, deleted, movedToDeadLetterQueue, throttled]) => ({
+      queue,
+      region,
+      fifo: fifo === 1,
+      visible,
+      inflight,
+      delayed,
+      oldestMessageAgeSeconds: ageMs / 1000,
+      sent,
+      received,
+      deleted,
+      movedToDeadLetterQueue,
+      throttled,
+    }));
+    return { queues };
   }
 
   /** Apply everything due now. Hosts with `timers: false` call this (e.g. from a Durable Object alarm). */

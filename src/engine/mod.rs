@@ -124,8 +124,6 @@ pub struct Engine {
     /// (~350 instructions a call). A uid is never reused, and only deleting a queue takes a
     /// name from `by_name` (see `forget_url`): the entry is right until then.
     last_url: (String, u64),
-    /// Per-queue counters for `metrics_json` (see `metrics`).
-    metrics: metrics::Metrics,
 }
 
 const QUEUE_REUSE_WAIT_MS: u64 = 60_000;
@@ -159,7 +157,6 @@ impl Engine {
             throttle_window: 0,
             throttle_counts: FxHashMap::default(),
             last_url: (String::new(), 0),
-            metrics: Default::default(),
             config,
         }
     }
@@ -275,7 +272,9 @@ impl Engine {
                 .event(now, &name, || crate::events::EventKind::Throttled {
                     action: action.to_string(),
                 });
-            self.metrics.add(uid, metrics::THROTTLED, 1);
+            if let Some(q) = self.queues.get_mut(&uid) {
+                q.counters[metrics::THROTTLED] += 1;
+            }
             return Err(SqsError::RequestThrottled("Rate exceeded".into()));
         }
         self.throttle_counts.insert(key, count + 1);

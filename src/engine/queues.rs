@@ -161,7 +161,6 @@ impl Engine {
             self.journal.touch(RecordKey::Attempt(uid, n));
         }
         self.by_name.remove(&q.name);
-        self.metrics.forget(uid);
         self.forget_url();
         self.forget_deleted_names(now);
         self.deleted_names.insert(q.name.clone(), now);

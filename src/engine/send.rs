@@ -293,10 +293,9 @@ impl Engine {
         let v = validate_send(q, req, false)?;
         let mut out = SendMessageResponse::default();
         let sent = e.enqueue(q, ctx, v, None, &mut out);
-        self.sync_deadline(uid);
         // Each enqueued message took one sequence number; a deduplicated send took none.
-        self.metrics
-            .add(uid, super::metrics::SENT, self.next_seq - seq_before);
+        q.counters[super::metrics::SENT] += *e.next_seq - seq_before;
+        self.sync_deadline(uid);
         sent.map(|()| out)
     }
 
@@ -358,10 +357,9 @@ impl Engine {
                 out.failed.push(BatchResultErrorEntry::new(id, &e));
             }
         }
+        q.counters[super::metrics::SENT] += *e.next_seq - seq_before;
         // Once for the batch: nothing reads the engine's deadline index between its entries.
         self.sync_deadline(uid);
-        self.metrics
-            .add(uid, super::metrics::SENT, self.next_seq - seq_before);
         Ok(out)
     }
 }

@@ -126,10 +126,10 @@ impl Engine {
         let uid = self.message_queue(req.queue_url.as_deref())?;
         let (q, mut r) = self.apart(uid, now)?;
         let deleted = r.delete_one(q, req.receipt_handle.as_deref());
-        self.sync_deadline(uid);
         if deleted.is_ok() {
-            self.metrics.add(uid, super::metrics::DELETED, 1);
+            q.counters[super::metrics::DELETED] += 1;
         }
+        self.sync_deadline(uid);
         deleted.map(|()| EmptyResponse)
     }
 
@@ -151,15 +151,13 @@ impl Engine {
         now: u64,
         req: &ReceiptBatchRequest,
     ) -> Result<BatchResponse<BatchResultEntry>, SqsError> {
-        let out =
-            self.receipt_batch(now, req, "DeleteMessageBatchRequestEntry", |r, q, entry| {
-                r.delete_one(q, entry.receipt_handle.as_deref())
-            })?;
-        // The queue the batch just resolved, from `message_queue`'s one-entry cache.
-        let uid = self.message_queue(req.queue_url.as_deref())?;
-        self.metrics
-            .add(uid, super::metrics::DELETED, out.successful.len() as u64);
-        Ok(out)
+        self.receipt_batch(now, req, "DeleteMessageBatchRequestEntry", |r, q, entry| {
+            let deleted = r.delete_one(q, entry.receipt_handle.as_deref());
+            if deleted.is_ok() {
+                q.counters[super::metrics::DELETED] += 1;
+            }
+            deleted
+        })
     }
 
     pub(super) fn run_change_message_visibility_batch(
