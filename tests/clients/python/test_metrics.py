@@ -6,6 +6,7 @@ import json
 import urllib.error
 import urllib.request
 
+import boto3
 from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
@@ -133,6 +134,29 @@ def test_metrics_match_get_queue_attributes_after_a_workload():
         assert ("wasq_queue_messages", frozenset({("queue", "m-src"), ("state", "visible"), ("region", "us-east-1")})) not in all_samples, (
             "one region: no region label"
         )
+    finally:
+        assert server.stop() == 0
+
+
+def test_queues_of_several_regions_are_told_apart_by_a_region_label():
+    server = Wasq("--memory")
+    try:
+        make_client(server.url).create_queue(QueueName="same")
+        other = boto3.client(
+            "sqs",
+            endpoint_url=server.url,
+            region_name="eu-west-1",
+            aws_access_key_id=ACCESS_KEY,
+            aws_secret_access_key=SECRET_KEY,
+        )
+        url = other.create_queue(QueueName="same")["QueueUrl"]
+        other.send_message(QueueUrl=url, MessageBody="x")
+        status, _, text = scrape(server.url)
+        assert status == 200
+        _, all_samples = samples(text)
+        assert value(all_samples, "wasq_queue_messages", queue="same", region="us-east-1", state="visible") == 0
+        assert value(all_samples, "wasq_queue_messages", queue="same", region="eu-west-1", state="visible") == 1
+        assert value(all_samples, "wasq_queue_messages_sent_total", queue="same", region="eu-west-1") == 1
     finally:
         assert server.stop() == 0
 
