@@ -5,7 +5,7 @@
 // labels drawn from fixed sets (the SQS actions, the error codes the server answers), so a client
 // cannot grow them; the queues' gauges are read from the engine only when somebody scrapes.
 
-import { protocolOptions } from "../src/http.js";
+import { flatLookup, protocolOptions } from "../src/http.js";
 import { ACTIONS, ADMIT } from "../src/engine.js";
 import { CONTENT_TYPE, familiesText, queueFamilies, scrapeRefusal } from "../src/prometheus.js";
 
@@ -57,22 +57,21 @@ export function outcomeOf(status, flat, body) {
   return code !== undefined && CODE.test(code) ? code : `HTTP${status}`;
 }
 
-/** The outcome of a request that ended without a protocol answer. */
+/** The outcome of a request that ended without a protocol answer (see server.mjs's catch). */
 function endedOutcome(res) {
-  if (!res.writableFinished) return "ClientClosed";
+  if (!res.headersSent) return "ClientClosed";
   if (res.statusCode === 503) return "ServiceUnavailable";
   if (res.statusCode === 500) return "InternalFailure";
   return `HTTP${res.statusCode}`;
 }
 
-const LABELS = Symbol("wasq.metrics.labels");
-
 /** The server's request counters and latency histogram, and the `/metrics` route. */
 export class ServerMetrics {
-  /** `action\0outcome` → count */
-  #requests = new Map();
-  /** action → { buckets: count per bucket (not cumulative; +Inf last), sum, count } */
-  #durations = new Map();
+  /**
+   * action → { success, errors: Map(outcome → count), buckets: count per bucket (not
+   * cumulative; +Inf last), sum, count }: one map lookup per request, the success count a field.
+   */
+  #actions = new Map();
   #public;
 
   /**
@@ -84,71 +83,68 @@ export class ServerMetrics {
     this.#public = isPublic;
   }
 
-  /** Count `res` once it is over (answered, failed or cut off), with its time since now. */
-  watch(res) {
-    const started = process.hrtime.bigint();
-    // "finish": the answer is handed to the OS, before the client can act on it (a scrape that
-    // follows sees this request counted); "close" alone: the answer was cut short.
-    let counted = false;
-    const done = () => {
-      if (counted) return;
-      counted = true;
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const labels = res[LABELS];
-      this.record(labels?.action ?? "unknown", labels?.outcome ?? endedOutcome(res), seconds);
-    };
-    res.once("finish", done);
-    res.once("close", done);
+  /** A request's arrival (ms, `performance.now()`: a number, where hrtime makes a BigInt). */
+  start() {
+    return performance.now();
   }
 
-  /** What `res` answered, once the protocol layer has answered it. */
-  answered(res, header, query, body, status, flat, responseBody) {
-    res[LABELS] = { action: actionOf(header, query, body), outcome: outcomeOf(status, flat, responseBody) };
+  /**
+   * Count a request as its answer is written: before the client has it, so a scrape that follows
+   * sees it counted. Its duration runs to that moment (a long poll's includes its wait).
+   */
+  answered(started, header, query, body, status, flat, responseBody) {
+    this.record(actionOf(header, query, body), status < 400 ? "success" : outcomeOf(status, flat, responseBody), (performance.now() - started) / 1000);
+  }
+
+  /** Count a request that ended without a protocol answer: its client left, or the server is stopping or failed. */
+  ended(started, req, query, body, res) {
+    this.record(actionOf(flatLookup(req.rawHeaders), query, body), endedOutcome(res), (performance.now() - started) / 1000);
   }
 
   record(action, outcome, seconds) {
-    const key = `${action}\0${outcome}`;
-    this.#requests.set(key, (this.#requests.get(key) ?? 0) + 1);
-    let d = this.#durations.get(action);
-    if (d === undefined) {
-      d = { buckets: new Array(BUCKETS.length + 1).fill(0), sum: 0, count: 0 };
-      this.#durations.set(action, d);
+    let a = this.#actions.get(action);
+    if (a === undefined) {
+      a = { success: 0, errors: new Map(), buckets: new Array(BUCKETS.length + 1).fill(0), sum: 0, count: 0 };
+      this.#actions.set(action, a);
     }
+    if (outcome === "success") a.success++;
+    else a.errors.set(outcome, (a.errors.get(outcome) ?? 0) + 1);
     let i = 0;
     while (i < BUCKETS.length && seconds > BUCKETS[i]) i++;
-    d.buckets[i]++;
-    d.sum += seconds;
-    d.count++;
+    a.buckets[i]++;
+    a.sum += seconds;
+    a.count++;
   }
 
   /** The request families: `wasq_requests_total` and `wasq_request_duration_seconds`. */
   families() {
-    const requests = [...this.#requests].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    const durations = [...this.#durations].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const actions = [...this.#actions].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
+    const requests = [];
     const histogram = [];
-    for (const [action, d] of durations) {
+    for (const [action, a] of actions) {
+      const outcomes = [...a.errors];
+      if (a.success > 0) outcomes.push(["success", a.success]);
+      outcomes.sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
+      for (const [outcome, value] of outcomes) requests.push({ labels: { action, outcome }, value });
       let cumulative = 0;
       BUCKETS.forEach((le, i) => {
-        cumulative += d.buckets[i];
+        cumulative += a.buckets[i];
         histogram.push({ suffix: "_bucket", labels: { action, le: String(le) }, value: cumulative });
       });
-      histogram.push({ suffix: "_bucket", labels: { action, le: "+Inf" }, value: d.count });
-      histogram.push({ suffix: "_sum", labels: { action }, value: d.sum });
-      histogram.push({ suffix: "_count", labels: { action }, value: d.count });
+      histogram.push({ suffix: "_bucket", labels: { action, le: "+Inf" }, value: a.count });
+      histogram.push({ suffix: "_sum", labels: { action }, value: a.sum });
+      histogram.push({ suffix: "_count", labels: { action }, value: a.count });
     }
     return [
       {
         name: "wasq_requests_total",
         help: "SQS requests answered, by action and outcome (success, or the error code answered).",
         type: "counter",
-        samples: requests.map(([key, value]) => {
-          const [action, outcome] = key.split("\0");
-          return { labels: { action, outcome }, value };
-        }),
+        samples: requests,
       },
       {
         name: "wasq_request_duration_seconds",
-        help: "Time from a request's arrival to the end of its answer (long polls included), by action.",
+        help: "Time from a request's arrival until its answer is written (long polls included), by action.",
         type: "histogram",
         samples: histogram,
       },

@@ -258,7 +258,7 @@ export async function startServer(options) {
   let closing = null;
 
   async function sqs(req, res, path, query) {
-    metrics.watch(res);
+    const started = metrics.start();
     let controller = null;
     // A client that hangs up ends its long poll instead of leaving a waiter behind.
     const onClose = () => {
@@ -305,7 +305,7 @@ export async function startServer(options) {
       // one split away from it.
       const headers = response.head === undefined ? response.headers.flat() : response.head.split("\0");
       headers.push("content-length", String(response.body.byteLength));
-      metrics.answered(res, header, query, body, response.status, headers, response.body);
+      metrics.answered(started, header, query, body, response.status, headers, response.body);
       res.writeHead(response.status, headers);
       res.end(response.body);
     } catch (err) {
@@ -320,6 +320,7 @@ export async function startServer(options) {
         if (!res.headersSent) plain(res, 500, `internal error: ${err?.message ?? err}\n`);
         else res.destroy();
       }
+      metrics.ended(started, req, query, body, res);
     } finally {
       // The body is held until here: a long poll answers it again each time it wakes.
       budget.release(hold);
