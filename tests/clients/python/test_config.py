@@ -243,3 +243,25 @@ def test_the_shipped_example_starts(tmp_path):
         assert sorted(u.rsplit("/", 1)[1] for u in urls) == sorted(q["name"] for q in declared)
     finally:
         assert server.stop() == 0
+
+
+def test_the_shipped_schema_accepts_the_example_and_the_stack_and_catches_typos():
+    import jsonschema
+
+    schema = json.loads((WASQ_BIN.parent / "config.schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    example = json.loads((REPO / "examples" / "dev-stack" / "wasq.config.json").read_text())
+    assert list(validator.iter_errors(example)) == []
+    assert list(validator.iter_errors(STACK)) == []
+    # What an editor flags as it is typed (the server refuses the same files, above).
+    for doc, where in [
+        ({"queues": [queue("a", attributes={"VisibilityTimout": 5})]}, "VisibilityTimout"),
+        ({"queues": [queue("a", deadLetterQueue={"name": "b"})]}, "maxReceiveCount"),
+        ({"queues": [queue("a", tags={"n": 1})]}, "1"),
+        ({"queues": [queue("has space")]}, "has space"),
+        ({"queue": []}, "queue"),
+    ]:
+        errors = list(validator.iter_errors(doc))
+        assert errors, doc
+        assert any(where in e.message for e in errors), [e.message for e in errors]
