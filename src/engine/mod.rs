@@ -537,12 +537,18 @@ impl Engine {
         let slash = |s: &str| s.bytes().rposition(|b| b == b'/');
         let (rest, name) = match slash(path) {
             Some(i) => (&path[..i], &path[i + 1..]),
-            None => ("", path),
+            // A bare queue name where a URL is expected (`QueueUrl="my-queue"`): AWS resolves
+            // it in the request's account and region, this engine's (recorded, issue #33 item 2).
+            None => return self.queue_named(path),
         };
         let account = slash(rest).map_or(rest, |i| &rest[i + 1..]);
         if account != self.config.account_id {
             return Err(SqsError::QueueDoesNotExist);
         }
+        self.queue_named(name)
+    }
+
+    fn queue_named(&self, name: &str) -> Result<u64, SqsError> {
         match self.by_name.get(name) {
             Some(uid) => Ok(*uid),
             None => Err(SqsError::QueueDoesNotExist),
