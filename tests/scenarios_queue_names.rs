@@ -78,3 +78,136 @@ fn a_bare_name_naming_no_queue_is_queue_does_not_exist() {
         assert_eq!(e.shape(), "QueueDoesNotExist", "{bad:?}");
     }
 }
+
+/// Queue URLs name their region: `http://HOST/queue/<region>/<account>/<name>` (issue #33 item
+/// 5: two queues of one name in two regions have two URLs, and a URL reaches its queue whatever
+/// region the client signed for).
+fn in_region(region: &str) -> wasq::CallContext {
+    wasq::CallContext {
+        region: Some(region.into()),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn queue_urls_name_their_region_and_reach_it_from_any_signing_region() {
+    let mut h = Sqs::new();
+    let east = h.create("jobs", json!({}));
+    assert_eq!(
+        east,
+        "http://localhost:9324/queue/us-east-1/000000000000/jobs"
+    );
+    let west_ctx = in_region("eu-west-1");
+    let west = h
+        .svc
+        .dispatch(
+            h.now,
+            &west_ctx,
+            "CreateQueue",
+            json!({"QueueName": "jobs"}),
+        )
+        .unwrap()["QueueUrl"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        west,
+        "http://localhost:9324/queue/eu-west-1/000000000000/jobs"
+    );
+    // GetQueueUrl, ListQueues and the ARN agree with CreateQueue.
+    let got = h
+        .svc
+        .dispatch(
+            h.now,
+            &west_ctx,
+            "GetQueueUrl",
+            json!({"QueueName": "jobs"}),
+        )
+        .unwrap();
+    assert_eq!(got["QueueUrl"], west.as_str());
+    let listed = h
+        .svc
+        .dispatch(h.now, &west_ctx, "ListQueues", json!({}))
+        .unwrap();
+    assert_eq!(listed["QueueUrls"], json!([west]));
+    let arn = h
+        .svc
+        .dispatch(
+            h.now,
+            &west_ctx,
+            "GetQueueAttributes",
+            json!({"QueueUrl": west, "AttributeNames": ["QueueArn"]}),
+        )
+        .unwrap();
+    assert_eq!(
+        arn["Attributes"]["QueueArn"],
+        "arn:aws:sqs:eu-west-1:000000000000:jobs"
+    );
+    // A client signing for us-east-1 sends to the eu-west-1 queue by its URL, and the reverse.
+    h.send(&west, "to the west");
+    h.svc
+        .dispatch(
+            h.now,
+            &west_ctx,
+            "SendMessage",
+            json!({"QueueUrl": east, "MessageBody": "to the east"}),
+        )
+        .unwrap();
+    let west_got = h.receive(&west, 10);
+    assert_eq!(bodies(&west_got), ["to the west"]);
+    let east_got = h
+        .svc
+        .dispatch(
+            h.now,
+            &west_ctx,
+            "ReceiveMessage",
+            json!({"QueueUrl": east, "MaxNumberOfMessages": 10}),
+        )
+        .unwrap();
+    assert_eq!(east_got["Messages"][0]["Body"], "to the east");
+    // Through the typed JSON path too, and the receipt handle deletes in the URL's region.
+    let text = h
+        .svc
+        .dispatch_json(
+            h.now,
+            &Default::default(),
+            "DeleteMessage",
+            &json!({"QueueUrl": west, "ReceiptHandle": handle(&west_got[0])}).to_string(),
+        )
+        .unwrap();
+    assert_eq!(text, "{}");
+    assert_eq!(h.counts(&west), (0, 0, 0));
+}
+
+#[test]
+fn the_url_form_without_a_region_still_resolves_in_the_signing_region() {
+    let mut h = Sqs::new();
+    let url = h.create("old", json!({}));
+    let legacy = "http://localhost:9324/000000000000/old";
+    h.send(legacy, "kept");
+    assert_eq!(bodies(&h.receive(&url, 1)), ["kept"]);
+    // In another signing region the form without one names that region's queue: none here.
+    let e = h
+        .svc
+        .dispatch(
+            h.now,
+            &in_region("eu-west-1"),
+            "GetQueueAttributes",
+            json!({"QueueUrl": legacy}),
+        )
+        .unwrap_err();
+    assert_eq!(e.shape(), "QueueDoesNotExist");
+}
+
+#[test]
+fn a_url_naming_a_region_with_no_queues_is_queue_does_not_exist() {
+    let mut h = Sqs::new();
+    h.create("jobs", json!({}));
+    for url in [
+        "http://localhost:9324/queue/ap-south-1/000000000000/jobs",
+        "http://localhost:9324/queue/us-east-1/111111111111/jobs",
+    ] {
+        let e = h.err("SendMessage", json!({"QueueUrl": url, "MessageBody": "x"}));
+        assert_eq!(e.shape(), "QueueDoesNotExist", "{url}");
+    }
+}
