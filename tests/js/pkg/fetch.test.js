@@ -57,7 +57,7 @@ test("Query protocol requests get XML answers", async () => {
   });
   let res = await handle(form({ Action: "CreateQueue", QueueName: "xml" }));
   assert.equal(res.status, 200);
-  assert.match(await res.text(), /<QueueUrl>http:\/\/localhost:9324\/000000000000\/xml<\/QueueUrl>/);
+  assert.match(await res.text(), /<QueueUrl>http:\/\/localhost:9324\/queue\/us-east-1\/000000000000\/xml<\/QueueUrl>/);
   res = await handle(form({ Action: "SendMessage", QueueUrl: "http://localhost:9324/000000000000/xml", MessageBody: "q" }));
   assert.match(await res.text(), /<MD5OfMessageBody>7694f4a66316e53c8cdd9d9954bd611d<\/MD5OfMessageBody>/);
   engine.close();
