@@ -168,7 +168,7 @@ impl Service {
         action: &str,
         params_json: &str,
     ) -> Result<String, SqsError> {
-        let routed = self.routed(ctx, json_queue_url(params_json).as_deref());
+        let routed = self.routed_json(ctx, params_json);
         let ctx = routed.as_ref().unwrap_or(ctx);
         self.engine_of(ctx)
             .dispatch_json(now, ctx, action, params_json)
@@ -184,7 +184,7 @@ impl Service {
         params_json: &str,
         read: impl FnOnce(&str) -> Result<serde_json::Value, SqsError>,
     ) -> Result<String, SqsError> {
-        let routed = self.routed(ctx, json_queue_url(params_json).as_deref());
+        let routed = self.routed_json(ctx, params_json);
         let ctx = routed.as_ref().unwrap_or(ctx);
         self.engine_of(ctx)
             .dispatch_json_with(now, ctx, action, params_json, read)
@@ -301,6 +301,16 @@ impl Service {
             region: Some(region.to_string()),
             ..ctx.clone()
         })
+    }
+
+    /// `routed` for a JSON body, read only when another region's engine exists: a service of one
+    /// region (nearly every host) answers without scanning the body for its QueueUrl.
+    fn routed_json(&self, ctx: &CallContext, params_json: &str) -> Option<CallContext> {
+        let own = ctx.region.as_deref().unwrap_or(&self.config.region);
+        if self.engines.iter().all(|e| e.config().region == own) {
+            return None;
+        }
+        self.routed(ctx, json_queue_url(params_json).as_deref())
     }
 
     /// The engine of the call's region.

@@ -211,3 +211,24 @@ fn a_url_naming_a_region_with_no_queues_is_queue_does_not_exist() {
         assert_eq!(e.shape(), "QueueDoesNotExist", "{url}");
     }
 }
+
+#[test]
+fn a_client_of_another_region_reaches_a_queue_by_url_before_that_region_has_any() {
+    // The case users hit in-process: `new SQSClient({ region: "eu-west-1" })` against an engine
+    // whose queues are all in us-east-1 (issue #33 item 5).
+    let mut h = Sqs::new();
+    let url = h.create("jobs", json!({}));
+    let west = in_region("eu-west-1");
+    let sent = h.svc.dispatch_json(
+        h.now,
+        &west,
+        "SendMessage",
+        &json!({"QueueUrl": url, "MessageBody": "from the west"}).to_string(),
+    );
+    assert!(sent.is_ok(), "{sent:?}");
+    let got = h
+        .svc
+        .dispatch(h.now, &west, "ReceiveMessage", json!({"QueueUrl": url}))
+        .unwrap();
+    assert_eq!(got["Messages"][0]["Body"], "from the west");
+}

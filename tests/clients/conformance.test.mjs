@@ -12,6 +12,7 @@ import {
   GetQueueAttributesCommand,
   GetQueueUrlCommand,
   ListQueuesCommand,
+  PurgeQueueCommand,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
   SendMessageCommand,
@@ -141,6 +142,10 @@ test("queue URLs name their region and reach it from a client of another region"
   const east = (await sqs.send(new CreateQueueCommand({ QueueName: name }))).QueueUrl;
   const westClient = client(server.url, { region: "eu-west-1" });
   try {
+    // Before eu-west-1 has any queue: the URL still reaches us-east-1's (users hit this in-process).
+    await westClient.send(new SendMessageCommand({ QueueUrl: east, MessageBody: "first" }));
+    assert.deepEqual(bodies(await sqs.send(new ReceiveMessageCommand({ QueueUrl: east, VisibilityTimeout: 0 }))), ["first"]);
+    await sqs.send(new PurgeQueueCommand({ QueueUrl: east }));
     const west = (await westClient.send(new CreateQueueCommand({ QueueName: name }))).QueueUrl;
     assert.equal(new URL(east).pathname, `/queue/us-east-1/000000000000/${name}`);
     assert.equal(new URL(west).pathname, `/queue/eu-west-1/000000000000/${name}`);
