@@ -24,11 +24,11 @@ readonly TARGET_BYTES=$((150 * 1024))
 # session"); 176.6 after the sixteenth session's spec audit (policy byte quota, CreateQueue tag
 # comparison, the move-task quota, Number limits: +0.5 KB; "Package size -> Sixteenth session").
 # The nineteenth session raised it to 176.7 for a while and brought it back ("Package size ->
-# Nineteenth session"). 178.5 with issue #33's conformance items (+1.9 KB: queue URLs that
+# Nineteenth session"). 178.6 with issue #33's conformance items (+2.0 KB: queue URLs that
 # name their region, routed by the service; Query answers in JSON; FIFO groups in the order they
 # became ready; move-task UUIDs), after their first cut (+16.6 KB, a second serde_json reader
 # and `json!`'s serializers) was brought down.
-readonly LIMIT_KB=${WASQ_PKG_LIMIT_KB:-178.5}
+readonly LIMIT_KB=${WASQ_PKG_LIMIT_KB:-178.6}
 readonly OUT=pkg
 readonly BINDGEN_OUT=target/wasq-bindgen
 
