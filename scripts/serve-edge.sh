@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Serve the edge Worker locally in workerd (through miniflare's API) on 127.0.0.1:8787, with
 # Durable Object storage persisted in target/wasq-edge/ and SigV4 credentials test/test.
-# PORT, WASQ_PARTITIONS and WASQ_EDGE_STATE override the defaults.
+# Partitions as examples/edge/wrangler.toml deploys (4). PORT, WASQ_PARTITIONS and
+# WASQ_EDGE_STATE override the defaults.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # miniflare requires Node 22 (scripts/ensure-node.sh; WASQ_NODE=system: PATH's own node).

@@ -6,6 +6,7 @@
 
 use crate::changes::Changes;
 use crate::context::CallContext;
+use crate::engine::queue_url::{json_queue_url, region_of_url};
 use crate::engine::requests::{
     ReceiptBatchRequest, ReceiptRequest, ReceiveMessageRequest, SendMessageBatchRequest,
     SendMessageRequest,
@@ -150,8 +151,10 @@ impl Service {
         action: &str,
         params: serde_json::Value,
     ) -> Result<serde_json::Value, SqsError> {
-        self.engine_mut(ctx.region.as_deref())
-            .dispatch(now, ctx, action, params)
+        let url = params.get("QueueUrl").and_then(serde_json::Value::as_str);
+        let routed = self.routed(ctx, url);
+        let ctx = routed.as_ref().unwrap_or(ctx);
+        self.engine_of(ctx).dispatch(now, ctx, action, params)
     }
 
     /// `dispatch` with JSON text in and out, without a `serde_json::Value` on the way for the
@@ -165,6 +168,8 @@ impl Service {
         action: &str,
         params_json: &str,
     ) -> Result<String, SqsError> {
+        let routed = self.routed_json(ctx, params_json);
+        let ctx = routed.as_ref().unwrap_or(ctx);
         self.engine_of(ctx)
             .dispatch_json(now, ctx, action, params_json)
     }
@@ -179,6 +184,8 @@ impl Service {
         params_json: &str,
         read: impl FnOnce(&str) -> Result<serde_json::Value, SqsError>,
     ) -> Result<String, SqsError> {
+        let routed = self.routed_json(ctx, params_json);
+        let ctx = routed.as_ref().unwrap_or(ctx);
         self.engine_of(ctx)
             .dispatch_json_with(now, ctx, action, params_json, read)
     }
@@ -206,6 +213,8 @@ impl Service {
         ctx: &CallContext,
         req: &SendMessageRequest<'_>,
     ) -> Result<SendMessageResponse, SqsError> {
+        let routed = self.routed(ctx, req.queue_url.as_deref());
+        let ctx = routed.as_ref().unwrap_or(ctx);
         self.engine_of(ctx).send_message(now, ctx, req)
     }
 
@@ -216,6 +225,8 @@ impl Service {
         ctx: &CallContext,
         req: &SendMessageBatchRequest<'_>,
     ) -> Result<SendMessageBatchResponse, SqsError> {
+        let routed = self.routed(ctx, req.queue_url.as_deref());
+        let ctx = routed.as_ref().unwrap_or(ctx);
         self.engine_of(ctx).send_message_batch(now, ctx, req)
     }
 
@@ -226,6 +237,8 @@ impl Service {
         ctx: &CallContext,
         req: &ReceiveMessageRequest,
     ) -> Result<ReceiveMessageResponse, SqsError> {
+        let routed = self.routed(ctx, req.queue_url.as_deref());
+        let ctx = routed.as_ref().unwrap_or(ctx);
         self.engine_of(ctx).receive_message(now, req)
     }
 
@@ -236,6 +249,8 @@ impl Service {
         ctx: &CallContext,
         req: &ReceiptRequest<'_>,
     ) -> Result<EmptyResponse, SqsError> {
+        let routed = self.routed(ctx, req.queue_url.as_deref());
+        let ctx = routed.as_ref().unwrap_or(ctx);
         self.engine_of(ctx).delete_message(now, req)
     }
 
@@ -246,6 +261,8 @@ impl Service {
         ctx: &CallContext,
         req: &ReceiptBatchRequest<'_>,
     ) -> Result<DeleteMessageBatchResponse, SqsError> {
+        let routed = self.routed(ctx, req.queue_url.as_deref());
+        let ctx = routed.as_ref().unwrap_or(ctx);
         self.engine_of(ctx).delete_message_batch(now, req)
     }
 
@@ -256,6 +273,8 @@ impl Service {
         ctx: &CallContext,
         req: &ReceiptRequest<'_>,
     ) -> Result<EmptyResponse, SqsError> {
+        let routed = self.routed(ctx, req.queue_url.as_deref());
+        let ctx = routed.as_ref().unwrap_or(ctx);
         self.engine_of(ctx).change_message_visibility(now, req)
     }
 
@@ -266,8 +285,37 @@ impl Service {
         ctx: &CallContext,
         req: &ReceiptBatchRequest<'_>,
     ) -> Result<ChangeMessageVisibilityBatchResponse, SqsError> {
+        let routed = self.routed(ctx, req.queue_url.as_deref());
+        let ctx = routed.as_ref().unwrap_or(ctx);
         self.engine_of(ctx)
             .change_message_visibility_batch(now, req)
+    }
+
+    /// The context to run a call naming `url` in, when the URL names another region than the
+    /// call's and this service has an engine there: a queue URL reaches its queue whatever region
+    /// the client signed for (issue #33 item 5, `engine/queue_url.rs`). `None`: the call's own.
+    /// A region no engine holds is not created from a URL: the call's engine answers that the
+    /// queue does not exist.
+    fn routed(&self, ctx: &CallContext, url: Option<&str>) -> Option<CallContext> {
+        let region = url.and_then(region_of_url)?;
+        let own = ctx.region.as_deref().unwrap_or(&self.config.region);
+        if region == own || !self.engines.iter().any(|e| e.config().region == region) {
+            return None;
+        }
+        Some(CallContext {
+            region: Some(region.to_string()),
+            ..ctx.clone()
+        })
+    }
+
+    /// `routed` for a JSON body, read only when another region's engine exists: a service of one
+    /// region (nearly every host) answers without scanning the body for its QueueUrl.
+    fn routed_json(&self, ctx: &CallContext, params_json: &str) -> Option<CallContext> {
+        let own = ctx.region.as_deref().unwrap_or(&self.config.region);
+        if self.engines.iter().all(|e| e.config().region == own) {
+            return None;
+        }
+        self.routed(ctx, json_queue_url(params_json).as_deref())
     }
 
     /// The engine of the call's region.
@@ -313,6 +361,8 @@ impl Service {
         ctx: &CallContext,
         queue_url: &str,
     ) -> Result<serde_json::Value, SqsError> {
+        let routed = self.routed(ctx, Some(queue_url));
+        let ctx = routed.as_ref().unwrap_or(ctx);
         self.engine_of(ctx).peek(now, ctx, queue_url)
     }
 
@@ -334,6 +384,8 @@ impl Service {
         ctx: &CallContext,
         queue_url: &str,
     ) -> Result<String, SqsError> {
+        let routed = self.routed(ctx, Some(queue_url));
+        let ctx = routed.as_ref().unwrap_or(ctx);
         self.engine_of(ctx).peek_text(now, ctx, queue_url)
     }
 
@@ -345,6 +397,8 @@ impl Service {
         ctx: &CallContext,
         queue_url: &str,
     ) -> Result<bool, SqsError> {
+        let routed = self.routed(ctx, Some(queue_url));
+        let ctx = routed.as_ref().unwrap_or(ctx);
         self.engine_of(ctx).receivable(now, queue_url)
     }
 

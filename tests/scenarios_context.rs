@@ -72,7 +72,7 @@ fn queue_urls_are_built_from_the_request_host() {
     let r = h.ok("CreateQueue", json!({"QueueName": "hq"}));
     assert_eq!(
         r["QueueUrl"],
-        "https://sqs.example.test:8443/000000000000/hq"
+        "https://sqs.example.test:8443/queue/us-east-1/000000000000/hq"
     );
     h.ctx = CallContext::default();
     let r = h.ok("GetQueueUrl", json!({"QueueName": "hq"}));

@@ -486,15 +486,19 @@ fn queue_url_forms() {
         format!("https://sqs.eu-west-1.amazonaws.com/{ACCOUNT}/formy/"),
         format!("/{ACCOUNT}/formy"),
         format!("{ACCOUNT}/formy"),
+        // The form that names the region, and a bare name (recorded, issue #33 item 2).
+        format!("http://127.0.0.1:9324/queue/us-east-1/{ACCOUNT}/formy"),
+        "formy".to_string(),
     ] {
         h.ok("SendMessage", json!({"QueueUrl": url, "MessageBody": "x"}));
     }
-    assert_eq!(h.counts(&Sqs::url("formy")), (4, 0, 0));
+    assert_eq!(h.counts(&Sqs::url("formy")), (6, 0, 0));
     for url in [
         "http://localhost/111111111111/formy".to_string(),
         "http://localhost".to_string(),
         format!("http://localhost/{ACCOUNT}"),
-        "formy".to_string(),
+        format!("http://localhost/queue/eu-west-1/{ACCOUNT}/formy"),
+        "other".to_string(),
         String::new(),
     ] {
         let e = h.err("SendMessage", json!({"QueueUrl": url, "MessageBody": "x"}));
@@ -504,7 +508,7 @@ fn queue_url_forms() {
             "The specified queue does not exist.",
         );
     }
-    assert_eq!(h.counts(&Sqs::url("formy")), (4, 0, 0));
+    assert_eq!(h.counts(&Sqs::url("formy")), (6, 0, 0));
 }
 
 #[test]

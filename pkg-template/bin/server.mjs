@@ -127,6 +127,14 @@ function isQueryAction(query) {
 }
 
 /**
+ * A queue's URL path (`/<account>/<name>` or `/queue/<region>/<account>/<name>`): a GET there is
+ * the protocol's to answer even without an Action (AWS: 404 `<UnknownOperationException/>`).
+ */
+function isQueuePath(path) {
+  return /^\/(?:queue\/[^/]+\/)?\d+\/[^/]+$/.test(path);
+}
+
+/**
  * Read the body, holding at most `limit + 1` bytes: enough for the protocol layer to see that
  * the limit was passed. A declared Content-Length over the limit is refused before reading.
  * Every byte held is first reserved in `budget` for `hold`, chunk by chunk as it arrives. A body
@@ -370,7 +378,7 @@ export async function startServer(options) {
     const path = q < 0 ? url : url.slice(0, q);
     const query = q < 0 ? "" : url.slice(q + 1);
     const isRead = req.method === "GET" || req.method === "HEAD";
-    const isFile = isRead && !isQueryAction(query);
+    const isFile = isRead && !isQueryAction(query) && !(req.method === "GET" && isQueuePath(path));
     const header = flatLookup(req.rawHeaders);
     const preflight = req.method === "OPTIONS" && header("origin") !== undefined && header("access-control-request-method") !== undefined;
     const refusal = policy.refusal(header, !isFile);

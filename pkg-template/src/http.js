@@ -108,7 +108,8 @@ function receiveOf(req) {
   }
   const waitText = params.get("WaitTimeSeconds");
   const wait = waitText === null ? undefined : Number(waitText);
-  return { queueUrl, wait, json: false };
+  // A Query request accepting JSON is answered in JSON (the protocol layer's query_json.rs).
+  return { queueUrl, wait, json: /application\/json/i.test(req.header("accept") ?? "") };
 }
 
 /**

@@ -40,8 +40,27 @@ const EXPORT_LOCK_S = 10;
 const NON_EXISTENT = "AWS.SimpleQueueService.NonExistentQueue";
 export const MOVE_ACTIONS = new Set(["StartMessageMoveTask", "ListMessageMoveTasks", "CancelMessageMoveTask"]);
 
+/** AWS's handle: base64 of `{"taskId": <UUID>, "sourceArn": …}` (recorded, issue #33 item 3). */
 function handleOf(task) {
-  return btoa(JSON.stringify({ sourceArn: task.sourceArn, taskId: String(task.id) }));
+  return btoa(JSON.stringify({ taskId: taskIdOf(task), sourceArn: task.sourceArn }));
+}
+
+/** Tasks stored before task ids were UUIDs keep their number. */
+function taskIdOf(task) {
+  return task.taskId ?? String(task.id);
+}
+
+/**
+ * The taskId of the directory engine's own handle for this start: a UUID derived from the
+ * engine's seed, so the Worker's ids are AWS-shaped without drawing randomness of its own.
+ */
+function engineTaskId(res) {
+  const m = /"TaskHandle":"([^"]+)"|<TaskHandle>([^<]+)<\/TaskHandle>/.exec(wire.text(res));
+  try {
+    return String(JSON.parse(atob(m[1] ?? m[2])).taskId);
+  } catch {
+    return undefined;
+  }
 }
 
 function nameOfArn(arn) {
@@ -128,6 +147,7 @@ export class MoveTasks {
     const now = Date.now();
     const task = {
       id,
+      taskId: engineTaskId(res) ?? String(id),
       region,
       context: callContext,
       sourceArn,
@@ -186,17 +206,17 @@ export class MoveTasks {
 
   #cancel(p, res) {
     const handle = wire.field(p, "TaskHandle");
-    let id;
+    let taskId;
     let sourceArn;
     try {
       const decoded = JSON.parse(atob(handle));
-      id = Number(decoded.taskId);
+      taskId = String(decoded.taskId);
       sourceArn = decoded.sourceArn;
     } catch {
       return res; // the engine already judged it well-formed; never reached in practice
     }
-    const task = this.#all().get(id);
-    if (!task || task.sourceArn !== sourceArn) {
+    const task = [...this.#all().values()].find((t) => taskIdOf(t) === taskId && t.sourceArn === sourceArn);
+    if (!task) {
       return wire.errorResponse(p.json, {
         type: "com.amazonaws.sqs#ResourceNotFoundException",
         code: "ResourceNotFoundException",

@@ -108,6 +108,10 @@ async function route(env, req, signal) {
   if (admitted.response) return admitted.response;
   const { context } = admitted;
   const p = wire.read(admitted);
+  // A queue URL that names its region reaches that region's queue whatever region the client
+  // signed for (issue #33 item 5); the objects then run it in that region too.
+  const urlRegion = wire.regionOfUrl(wire.queueUrlOf(p));
+  if (urlRegion !== undefined) context.region = urlRegion;
   const region = context.region ?? env.WASQ_REGION ?? "us-east-1";
   const ctx = { env, p, context, region, signal };
   if (DATA_PLANE.has(p.action)) {
@@ -218,7 +222,8 @@ async function byHandle(ctx) {
     return sendParsed(at(ctx, 0), "/parsed", ctx.p.parsed, {}, ctx.signal); // the engine names the bad handle
   }
   const sub = wire.rewrite(ctx.p, { set: { ReceiptHandle: h.handle } });
-  return sendParsed(at(ctx, h.location), "/parsed", sub, {}, ctx.signal);
+  const res = await sendParsed(at(ctx, h.location), "/parsed", sub, {}, ctx.signal);
+  return res.status === 200 ? res : wire.withClientHandles(res, [[h.handle, wire.field(ctx.p, "ReceiptHandle")]]);
 }
 
 /**
@@ -271,13 +276,25 @@ async function batch(ctx, locate, entryPatch) {
     for (const [id, e] of r.failed) bad.set(id, e);
   }
   const order = list.map((e) => e.id);
-  return wire.batchResponse(
+  const merged = wire.batchResponse(
     p.json,
     p.action,
     parts[0],
     order.filter((id) => ok.has(id)).map((id) => ok.get(id)),
     order.filter((id) => bad.has(id)).map((id) => bad.get(id)),
   );
+  return bad.size ? wire.withClientHandles(merged, clientHandles(list)) : merged;
+}
+
+/** `[partition's, client's]` receipt handle of each batch entry that names one. */
+function clientHandles(list) {
+  const pairs = [];
+  for (const e of list) {
+    const sent = e.get("ReceiptHandle");
+    const h = unwrapHandle(sent);
+    if (h) pairs.push([h.handle, sent]);
+  }
+  return pairs;
 }
 
 function validCount(value, lo, hi) {

@@ -33,6 +33,18 @@ export function queueUrlOf(p) {
   return field(p, "QueueUrl");
 }
 
+/**
+ * The region a queue URL names in its path, `…/queue/<region>/<account>/<name>` (the engine's
+ * form, src/engine/queue_url.rs); undefined for the form without one. Only region-shaped names
+ * count, so a URL cannot make the directory open an engine under an arbitrary name.
+ */
+export function regionOfUrl(url) {
+  if (typeof url !== "string") return undefined;
+  const path = url.includes("://") ? url.slice(url.indexOf("://") + 3).replace(/^[^/]*/, "") : url;
+  const m = /^\/queue\/([a-z]{2}(?:-[a-z]+)+-\d{1,2})\/[^/]+\/[^/]+\/?$/.exec(path);
+  return m ? m[1] : undefined;
+}
+
 /** The queue name of a queue URL (its last path segment), as the engine resolves it. */
 export function queueNameOf(url) {
   if (typeof url !== "string") return undefined;
@@ -170,9 +182,12 @@ export function batchResults(json, action, res) {
 /** `template` (a batch response) holding the merged entries, in request order. */
 export function batchResponse(json, action, template, ok, failed) {
   if (json) {
+    // The engine's order of members (Failed, then Successful) and, as SQS, no empty list.
     const body = JSON.parse(text(template));
-    body.Successful = ok;
-    body.Failed = failed;
+    delete body.Failed;
+    delete body.Successful;
+    if (failed.length) body.Failed = failed;
+    if (ok.length) body.Successful = ok;
     return withBody(template, JSON.stringify(body));
   }
   const tag = `${action}Result`;
@@ -181,6 +196,22 @@ export function batchResponse(json, action, template, ok, failed) {
     `<${tag}>${ok.join("")}${failed.join("")}</${tag}>`,
   );
   return withBody(template, xml);
+}
+
+/**
+ * `res` with every receipt handle a partition's engine saw (`[partition's, client's]` pairs)
+ * written back as the client sent it: an error that quotes a handle quotes the client's
+ * (`1:AQEB…`), as one engine would. The wrapped form only prepends digits and `:`, which neither
+ * JSON nor XML escapes, so the handle's text in the body is the engine's escaping of it.
+ */
+export function withClientHandles(res, pairs) {
+  if (!pairs.length) return res;
+  let body = text(res);
+  const before = body;
+  for (const [engine, client] of pairs) {
+    if (engine && engine !== client) body = body.split(engine).join(client);
+  }
+  return body === before ? res : withBody(res, body);
 }
 
 export const COUNTERS = [

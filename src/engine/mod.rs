@@ -19,6 +19,7 @@ mod move_tasks;
 mod params;
 mod peek;
 mod queue;
+pub mod queue_url;
 mod queues;
 mod realism;
 mod receive;
@@ -532,21 +533,28 @@ impl Engine {
         }
     }
 
-    /// Find a queue by URL: by account and name, whatever host the URL names (spec §2).
+    /// Find a queue by URL: by account and name, whatever host the URL names (spec §2). A URL
+    /// of the region form must name this engine's region (a service routes it to the engine of
+    /// its region first: `queue_url.rs`).
     fn resolve_url(&self, url: &str) -> Result<u64, SqsError> {
-        let path = url_path(url).trim_end_matches('/');
-        // The last two segments, as `rsplit('/')` gives them, found with two byte loops: the
-        // segments are short, and `rfind` sets up a `memrchr` for each (a call and its
-        // alignment work, more than the few bytes cost to look at).
-        let slash = |s: &str| s.bytes().rposition(|b| b == b'/');
-        let (rest, name) = match slash(path) {
-            Some(i) => (&path[..i], &path[i + 1..]),
-            None => ("", path),
+        let path = url_path(url);
+        // A bare queue name where a URL is expected (`QueueUrl="my-queue"`): AWS resolves it in
+        // the request's account and region, this engine's (recorded, issue #33 item 2).
+        if !path.contains('/') {
+            return self.queue_named(path);
+        }
+        let Some(parts) = queue_url::parse(path) else {
+            return Err(SqsError::QueueDoesNotExist);
         };
-        let account = slash(rest).map_or(rest, |i| &rest[i + 1..]);
-        if account != self.config.account_id {
+        if parts.account != self.config.account_id
+            || parts.region.is_some_and(|r| r != self.config.region)
+        {
             return Err(SqsError::QueueDoesNotExist);
         }
+        self.queue_named(parts.name)
+    }
+
+    fn queue_named(&self, name: &str) -> Result<u64, SqsError> {
         match self.by_name.get(name) {
             Some(uid) => Ok(*uid),
             None => Err(SqsError::QueueDoesNotExist),
@@ -625,7 +633,12 @@ impl Engine {
     fn url(&self, ctx: &CallContext, name: &str) -> String {
         let host = ctx.host.as_deref().unwrap_or(&self.config.default_host);
         let scheme = ctx.scheme.as_deref().unwrap_or("http");
-        format!("{scheme}://{host}/{}/{name}", self.config.account_id)
+        format!(
+            "{scheme}://{host}{}{}/{}/{name}",
+            queue_url::PREFIX,
+            self.config.region,
+            self.config.account_id
+        )
     }
 }
 

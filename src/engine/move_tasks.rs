@@ -1,7 +1,7 @@
 //! Message-move tasks (dead-letter queue redrive): Start/List/CancelMessageMoveTask, moving at
 //! `MaxNumberOfMessagesPerSecond` on the engine's clock (spec §11.3–11.4).
 
-use super::ids::format_uuid;
+use super::ids::{format_uuid, parse_uuid, IdKeys};
 use super::journal::RecordKey;
 use super::json_out::{list, one_str, Obj};
 use super::message::Message;
@@ -46,18 +46,19 @@ impl MoveTask {
         (self.status == "RUNNING").then_some(self.stepped_to + STEP_MS)
     }
 
-    /// The base64 of `{"sourceArn":…,"taskId":"<id>"}`.
-    fn handle(&self) -> String {
+    /// The base64 of `{"taskId":"<UUID>","sourceArn":…}`, as AWS's handles are (recorded,
+    /// issue #33 item 3).
+    fn handle(&self, keys: &IdKeys) -> String {
         let mut raw = String::new();
         Obj::new(&mut raw)
+            .str("taskId", &format_uuid(task_uuid(keys, self.id)))
             .str("sourceArn", &self.source_arn)
-            .str("taskId", &self.id.to_string())
             .end();
         base64::engine::general_purpose::STANDARD.encode(raw)
     }
 
     /// One task as ListMessageMoveTasks lists it (members in byte order of their names).
-    fn write_json(&self, out: &mut String) {
+    fn write_json(&self, keys: &IdKeys, out: &mut String) {
         let mut o = Obj::new(out);
         o.u64("ApproximateNumberOfMessagesMoved", self.moved)
             .u64("ApproximateNumberOfMessagesToMove", self.to_move)
@@ -70,10 +71,21 @@ impl MoveTask {
             .u64("StartedTimestamp", self.started_at)
             .str("Status", &self.status);
         if self.status == "RUNNING" {
-            o.str("TaskHandle", &self.handle());
+            o.str("TaskHandle", &self.handle(keys));
         }
         o.end();
     }
+}
+
+/// A task's id as its handle shows it: a UUID, as AWS's are, derived from the task's number with
+/// the engine's seeded keys (the engine draws no randomness, so a seed replays the same ids).
+fn task_uuid(keys: &IdKeys, id: u64) -> u128 {
+    let mut bytes = *b"move-task:\0\0\0\0\0\0\0\0";
+    bytes[10..].copy_from_slice(&id.to_le_bytes());
+    let [hi, lo] = keys.digest(&bytes);
+    let raw = ((hi as u128) << 64) | lo as u128;
+    // The RFC 4122 version (4) and variant bits, as on every id SQS hands out.
+    (raw & !(0xF000u128 << 64) & !(0xC000u128 << 48)) | (0x4000u128 << 64) | (0x8000u128 << 48)
 }
 
 fn not_found(parameter: &str) -> SqsError {
@@ -162,7 +174,7 @@ impl Engine {
             // The first batch moves at once; later ones once a second.
             stepped_to: now.saturating_sub(STEP_MS),
         };
-        let handle = task.handle();
+        let handle = task.handle(&self.keys);
         self.tasks.push(task);
         self.journal.touch(RecordKey::Task(id));
         self.journal.touch(RecordKey::Meta);
@@ -199,7 +211,10 @@ impl Engine {
         }
         let mut out = String::new();
         let mut o = Obj::new(&mut out);
-        list(o.member("Results"), &results, |out, t| t.write_json(out));
+        let keys = &self.keys;
+        list(o.member("Results"), &results, |out, t| {
+            t.write_json(keys, out)
+        });
         o.end();
         Ok(out)
     }
@@ -220,21 +235,25 @@ impl Engine {
             .and_then(|b| String::from_utf8(b).ok())
             .and_then(|text| serde_json::from_str(&text).ok())
             .ok_or_else(malformed)?;
-        let id: u64 = decoded
+        // Any taskId text is well formed; one that names no task is not found (recorded).
+        let task_id = decoded
             .get("taskId")
             .and_then(Value::as_str)
-            .and_then(|s| s.parse().ok())
             .ok_or_else(malformed)?;
+        let wanted = parse_uuid(task_id);
         let source_arn = decoded
             .get("sourceArn")
             .and_then(Value::as_str)
             .ok_or_else(malformed)?;
         self.resolve_arn(source_arn)
             .ok_or_else(|| not_found("SourceArn"))?;
+        let keys = &self.keys;
         let task = self
             .tasks
             .iter_mut()
-            .find(|t| t.id == id && t.source_arn == source_arn)
+            .find(|t| {
+                t.source_arn == source_arn && wanted.is_some_and(|w| w == task_uuid(keys, t.id))
+            })
             .ok_or_else(|| SqsError::ResourceNotFoundException("Task does not exist.".into()))?;
         if task.status != "RUNNING" {
             return Err(invalid_value(
@@ -246,6 +265,7 @@ impl Engine {
         task.status = "CANCELLED".into();
         task.stepped_to = now;
         let moved = task.moved;
+        let id = task.id;
         self.journal.touch(RecordKey::Task(id));
         let mut out = String::new();
         Obj::new(&mut out)

@@ -10,7 +10,8 @@
 //!   rotation so one noisy tenant cannot starve the others; without groups there is one lane,
 //!   served oldest first.
 //! - FIFO queues: every message of a group in order, and `ready_groups`, the groups whose head is
-//!   visible, keyed by the head's sequence. A receive never looks at a locked group.
+//!   visible, in the order in which they became ready (`ready_groups.rs`). A receive never looks
+//!   at a locked group.
 
 use super::attributes::QueueAttributes;
 use super::ids::{format_uuid, uuid_text, IdKeys, UuidText};
@@ -21,12 +22,14 @@ use crate::events::EventKind;
 use crate::maps::SortedMap;
 pub(crate) use dedup::{DedupEntry, DedupTable};
 use keys::KeyIndex;
+use ready_groups::ReadyGroups;
 use rustc_hash::FxHashMap;
 use std::collections::{BTreeSet, VecDeque};
 pub(crate) use store::Messages;
 
 mod dedup;
 mod keys;
+mod ready_groups;
 mod store;
 
 /// How many removed messages a queue remembers for `peek` (the "deleted" lane's tail).
@@ -70,7 +73,8 @@ fn ready_key(seq: u64, receive_count: u32) -> u64 {
 #[derive(Debug, Default)]
 pub(crate) struct FifoGroup {
     pub(crate) members: BTreeSet<u64>,
-    ready_key: Option<u64>,
+    /// The group's place in `ready_groups` while its first message is visible.
+    ready_place: Option<u64>,
 }
 
 /// A cached FIFO receive, replayed for a retry with the same ReceiveRequestAttemptId. Persisted:
@@ -132,9 +136,7 @@ pub(crate) struct Queue {
     lanes: FxHashMap<u32, Lane>,
     rotation: VecDeque<u32>,
     pub(crate) fifo_groups: FxHashMap<u32, FifoGroup>,
-    /// `(head sequence, group)`; u64 groups so it shares one BTreeSet instantiation with the
-    /// timer indexes (each distinct B-tree type costs kilobytes of wasm).
-    ready_groups: BTreeSet<(u64, u64)>,
+    ready_groups: ReadyGroups,
     pub(crate) visible: usize,
     pub(crate) in_flight: usize,
     pub(crate) delayed: usize,
@@ -225,7 +227,7 @@ impl Queue {
             lanes: FxHashMap::default(),
             rotation: VecDeque::new(),
             fifo_groups: FxHashMap::default(),
-            ready_groups: BTreeSet::new(),
+            ready_groups: ReadyGroups::default(),
             visible: 0,
             in_flight: 0,
             delayed: 0,
@@ -387,19 +389,20 @@ impl Queue {
             return;
         };
         let head = g.members.first().copied();
-        let ready_head = head.filter(|seq| {
+        let ready = head.is_some_and(|seq| {
             self.messages
-                .get(seq)
+                .get(&seq)
                 .is_some_and(|m| m.state == MessageState::Visible)
         });
-        if g.ready_key != ready_head {
-            if let Some(old) = g.ready_key {
-                self.ready_groups.remove(&(old, group as u64));
+        // A group that stays ready keeps its place even when its head changes; one that becomes
+        // ready joins the back (see `ready_groups.rs`).
+        match (g.ready_place, ready) {
+            (None, true) => g.ready_place = Some(self.ready_groups.join_back(group)),
+            (Some(place), false) => {
+                self.ready_groups.leave(place, group);
+                g.ready_place = None;
             }
-            if let Some(new) = ready_head {
-                self.ready_groups.insert((new, group as u64));
-            }
-            g.ready_key = ready_head;
+            _ => {}
         }
         if head.is_none() {
             self.fifo_groups.remove(&group);
@@ -573,14 +576,14 @@ impl Queue {
         None
     }
 
-    /// The FIFO group to serve next (the ready group whose head was sent first).
+    /// The FIFO group to serve next (the one that has been ready longest).
     pub(crate) fn next_ready_group(&self) -> Option<u32> {
-        self.ready_groups.first().map(|(_, g)| *g as u32)
+        self.ready_groups.first()
     }
 
-    /// The FIFO groups whose head is visible, oldest head first: what a receive could take.
+    /// The FIFO groups whose head is visible, longest ready first: what a receive could take.
     pub(crate) fn ready_groups_by_head(&self) -> impl Iterator<Item = u32> + '_ {
-        self.ready_groups.iter().map(|&(_, group)| group as u32)
+        self.ready_groups.iter()
     }
 
     /// The visible messages at the head of a FIFO group, in order, up to the first that is not.

@@ -19,6 +19,7 @@
 
 pub mod json;
 pub mod query;
+pub mod query_json;
 pub mod request_id;
 pub mod shapes;
 pub mod sigv4;
@@ -216,18 +217,40 @@ pub fn call_context(req: &HttpRequest) -> CallContext {
     }
 }
 
-/// The queue URL a Query request addressed to `/<account>/<name>` means.
+/// The queue URL a Query request addressed to a queue's path means: `/<account>/<name>`, or
+/// `/queue/<region>/<account>/<name>` (the form that names its region).
 fn queue_url_from_path(req: &HttpRequest, ctx: &CallContext) -> Option<String> {
-    let mut segments = req.path.strip_prefix('/')?.split('/');
+    let path = queue_path(&req.path)?;
+    let scheme = ctx.scheme.as_deref().unwrap_or("http");
+    let host = ctx.host.as_deref().unwrap_or("localhost");
+    Some(format!("{scheme}://{host}{path}"))
+}
+
+/// `path` when it is a queue's: `/<account>/<name>` or `/queue/<region>/<account>/<name>`.
+pub fn queue_path(path: &str) -> Option<&str> {
+    let rest = path.strip_prefix('/')?;
+    let rest = match rest.strip_prefix("queue/") {
+        Some(after) => {
+            let (region, tail) = after.split_once('/')?;
+            if region.is_empty() {
+                return None;
+            }
+            tail
+        }
+        None => rest,
+    };
+    let mut segments = rest.split('/');
     let (account, name) = (segments.next()?, segments.next()?);
     let is_account = !account.is_empty() && account.bytes().all(|b| b.is_ascii_digit());
     if !is_account || name.is_empty() || segments.next().is_some() {
         return None;
     }
-    let scheme = ctx.scheme.as_deref().unwrap_or("http");
-    let host = ctx.host.as_deref().unwrap_or("localhost");
-    Some(format!("{scheme}://{host}/{account}/{name}"))
+    Some(path)
 }
+
+/// Actions AWS refuses on a queue's URL: they address the service, not a queue (recorded
+/// against AWS for these two, issue #33 item 4).
+const SERVICE_ACTIONS: [&str; 2] = ["CreateQueue", "ListQueues"];
 
 fn unknown_action(name: &str) -> SqsError {
     SqsError::UnknownOperation(format!("The action {name} is not valid for this endpoint."))
@@ -337,7 +360,11 @@ fn read_query(req: &HttpRequest, ctx: CallContext) -> Result<Parsed<'static>, Sq
         .get("Action")
         .ok_or_else(|| SqsError::MissingParameter("Action".into()))?;
     let action = shapes::action(name).ok_or_else(|| unknown_action(name))?;
-    let json_params = query::to_json(action, &params, queue_url_from_path(req, &ctx))?;
+    let path_url = queue_url_from_path(req, &ctx);
+    if path_url.is_some() && SERVICE_ACTIONS.contains(&action.name) {
+        return Err(unknown_action(action.name));
+    }
+    let json_params = query::to_json(action, &params, path_url)?;
     Ok(Parsed {
         action,
         params: Params::Query(json_params),
@@ -422,10 +449,35 @@ pub fn handle<D: Dispatch>(
     opts: &ProtocolOptions,
     request_id: &str,
 ) -> HttpResponse {
+    let protocol = protocol_of(req);
+    let json_answer = protocol == Protocol::Query && query_json::wants_json(req);
     match read(now, req, opts) {
+        Ok(Parsed {
+            action,
+            params: Params::Query(params),
+            ctx,
+        }) if json_answer => match d.dispatch(now, &ctx, action.name, params) {
+            Ok(out) => query_json::success(action, out, request_id),
+            Err(e) => query_json::error(&e, request_id),
+        },
         Ok(parsed) => dispatch_parsed(d, now, parsed, request_id),
-        Err(e) => error_response(protocol_of(req), &e, request_id),
+        Err(SqsError::MissingParameter(p))
+            if p == "Action"
+                && protocol == Protocol::Query
+                && req.method.eq_ignore_ascii_case("GET")
+                && queue_path(&req.path).is_some() =>
+        {
+            no_action_on_queue_url(request_id)
+        }
+        Err(e) if json_answer => query_json::error(&e, request_id),
+        Err(e) => error_response(protocol, &e, request_id),
     }
+}
+
+/// A GET on a queue's URL that names no action: AWS answers 404 with an empty
+/// `<UnknownOperationException/>` element as the whole body (recorded, issue #33 item 4).
+fn no_action_on_queue_url(request_id: &str) -> HttpResponse {
+    xml_response(404, request_id, "<UnknownOperationException/>".into())
 }
 
 #[cfg(test)]

@@ -61,7 +61,7 @@ async function arnOf(url) {
 
 test("queue URLs come from the Host the client used", async () => {
   const { name, url } = await createQueue("host");
-  assert.equal(url, `${server.url}/000000000000/${name}`);
+  assert.equal(url, `${server.url}/queue/us-east-1/000000000000/${name}`);
   const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: name }));
   assert.equal(QueueUrl, url);
 });

@@ -203,7 +203,7 @@ test("Query protocol: POST on a queue URL path and GET with Action in the query 
   });
   assert.equal(created.status, 200);
   assert.equal(created.headers["content-type"], "text/xml");
-  assert.match(created.body.toString(), new RegExp(`<QueueUrl>http://localhost:${server.port}/000000000000/queryq</QueueUrl>`));
+  assert.match(created.body.toString(), new RegExp(`<QueueUrl>http://localhost:${server.port}/queue/us-east-1/000000000000/queryq</QueueUrl>`));
 
   const sent = await raw(server.url, {
     method: "POST",

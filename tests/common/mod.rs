@@ -141,7 +141,7 @@ impl Sqs {
     }
 
     pub fn url(name: &str) -> String {
-        format!("http://localhost:9324/{ACCOUNT}/{name}")
+        format!("http://localhost:9324/queue/{REGION}/{ACCOUNT}/{name}")
     }
 
     pub fn arn(name: &str) -> String {
@@ -155,7 +155,8 @@ impl Sqs {
         }
         let r = self.ok("CreateQueue", p);
         let url = r["QueueUrl"].as_str().expect("QueueUrl").to_string();
-        assert_eq!(url, Self::url(name));
+        let region = self.ctx.region.as_deref().unwrap_or(REGION);
+        assert_eq!(url, Self::url(name).replace(REGION, region));
         url
     }
 

@@ -4,6 +4,7 @@
 import { Miniflare } from "miniflare";
 import { CreateQueueCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { join, resolve } from "node:path";
+import { readFileSync } from "node:fs";
 
 export const PKG = resolve(process.env.WASQ_PKG_DIR ?? new URL("../../pkg", import.meta.url).pathname);
 export const CREDENTIALS = { accessKeyId: "test", secretAccessKey: "test" };
@@ -79,6 +80,13 @@ export function miniflareHandler(getMf, endpoint) {
     },
     destroy() {},
   };
+}
+
+/** The partition count `examples/edge/wrangler.toml` deploys (`WASQ_PARTITIONS`), which `make serve-edge` runs. */
+export function examplePartitions() {
+  const toml = readFileSync(new URL("../../examples/edge/wrangler.toml", import.meta.url), "utf8");
+  const m = /^WASQ_PARTITIONS\s*=\s*"(\d+)"/m.exec(toml);
+  return m ? Number(m[1]) : 1;
 }
 
 /** A real SQS client for the Worker in `mf` (async: the endpoint is miniflare's address). */

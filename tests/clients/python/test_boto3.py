@@ -17,7 +17,7 @@ def md5(text):
 def test_send_receive_delete_with_attributes(sqs, unique, wasq):
     name = unique("py")
     url = sqs.create_queue(QueueName=name)["QueueUrl"]
-    assert url == f"{wasq.url}/000000000000/{name}"
+    assert url == f"{wasq.url}/queue/us-east-1/000000000000/{name}"
     assert sqs.get_queue_url(QueueName=name)["QueueUrl"] == url
     assert url in sqs.list_queues(QueueNamePrefix=name)["QueueUrls"]
 

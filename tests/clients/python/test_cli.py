@@ -35,7 +35,7 @@ def test_cli_commands(wasq):
     assert AWS, "the AWS CLI is missing: scripts/test-clients.sh installs it into .venv (pip install awscli)"
     created = json.loads(aws(wasq.url, "create-queue", "--queue-name", "cli-jobs").stdout)
     url = created["QueueUrl"]
-    assert url == f"{wasq.url}/000000000000/cli-jobs"
+    assert url == f"{wasq.url}/queue/us-east-1/000000000000/cli-jobs"
 
     sent = json.loads(aws(wasq.url, "send-message", "--queue-url", url, "--message-body", "from the cli").stdout)
     assert len(sent["MessageId"]) == 36

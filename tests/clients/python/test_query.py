@@ -47,7 +47,7 @@ def test_query_round_trip(wasq):
     assert status == 200
     assert headers["Content-Type"] == "text/xml"
     url = text(root, "sqs:CreateQueueResult/sqs:QueueUrl")
-    assert url == f"{wasq.url}/000000000000/query-q"
+    assert url == f"{wasq.url}/queue/us-east-1/000000000000/query-q"
     request_id = text(root, "sqs:ResponseMetadata/sqs:RequestId")
     assert headers["x-amzn-RequestId"] == request_id
 

@@ -32,8 +32,8 @@ test("send, receive, delete through dispatch and the camelCase methods", () => {
 
 test("defaultHost and accountId are checked, since they go verbatim into every queue URL", () => {
   assert.equal(new Engine({ defaultHost: "sqs.local:4566", accountId: "123456789012" }).createQueue({ QueueName: "a" }).QueueUrl,
-    "http://sqs.local:4566/123456789012/a");
-  assert.equal(new Engine({ defaultHost: "[::1]:9324" }).createQueue({ QueueName: "a" }).QueueUrl, "http://[::1]:9324/000000000000/a");
+    "http://sqs.local:4566/queue/us-east-1/123456789012/a");
+  assert.equal(new Engine({ defaultHost: "[::1]:9324" }).createQueue({ QueueName: "a" }).QueueUrl, "http://[::1]:9324/queue/us-east-1/000000000000/a");
   // The SDK's endpoint pasted in made "http://http://sqs.local/000000000000/a".
   for (const defaultHost of ["http://sqs.local", "sqs.local/path", "", "a b"]) {
     assert.throws(() => new Engine({ defaultHost }), { name: "TypeError", message: /options\.defaultHost must be host\[:port\]/ });

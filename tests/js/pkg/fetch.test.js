@@ -20,7 +20,7 @@ test("AWS JSON requests: create, send, receive; errors as JSON with the query er
   assert.equal(res.status, 200);
   assert.ok(res.headers.get("x-amzn-requestid"));
   const { QueueUrl } = await res.json();
-  assert.equal(QueueUrl, "http://localhost:9324/000000000000/f");
+  assert.equal(QueueUrl, "http://localhost:9324/queue/us-east-1/000000000000/f");
   res = await handle(json("SendMessage", { QueueUrl, MessageBody: "fetch" }));
   assert.equal((await res.json()).MD5OfMessageBody, createHash("md5").update("fetch").digest("hex"));
   res = await handle(json("ReceiveMessage", { QueueUrl }));
@@ -42,9 +42,9 @@ test("a request to an https URL gets https queue URLs, unless a proxy's x-forwar
       headers: { "content-type": "application/x-amz-json-1.0", "x-amz-target": "AmazonSQS.CreateQueue", ...headers },
       body: JSON.stringify({ QueueName: "tls" }),
     })).then((res) => res.json());
-  assert.equal((await create("https://q.example.com/")).QueueUrl, "https://q.example.com/000000000000/tls");
-  assert.equal((await create("https://q.example.com/", { "x-forwarded-proto": "http" })).QueueUrl, "http://q.example.com/000000000000/tls");
-  assert.equal((await create("http://localhost:9324/")).QueueUrl, "http://localhost:9324/000000000000/tls");
+  assert.equal((await create("https://q.example.com/")).QueueUrl, "https://q.example.com/queue/us-east-1/000000000000/tls");
+  assert.equal((await create("https://q.example.com/", { "x-forwarded-proto": "http" })).QueueUrl, "http://q.example.com/queue/us-east-1/000000000000/tls");
+  assert.equal((await create("http://localhost:9324/")).QueueUrl, "http://localhost:9324/queue/us-east-1/000000000000/tls");
 });
 
 test("Query protocol requests get XML answers", async () => {
@@ -57,7 +57,7 @@ test("Query protocol requests get XML answers", async () => {
   });
   let res = await handle(form({ Action: "CreateQueue", QueueName: "xml" }));
   assert.equal(res.status, 200);
-  assert.match(await res.text(), /<QueueUrl>http:\/\/localhost:9324\/000000000000\/xml<\/QueueUrl>/);
+  assert.match(await res.text(), /<QueueUrl>http:\/\/localhost:9324\/queue\/us-east-1\/000000000000\/xml<\/QueueUrl>/);
   res = await handle(form({ Action: "SendMessage", QueueUrl: "http://localhost:9324/000000000000/xml", MessageBody: "q" }));
   assert.match(await res.text(), /<MD5OfMessageBody>7694f4a66316e53c8cdd9d9954bd611d<\/MD5OfMessageBody>/);
   engine.close();

@@ -18,7 +18,7 @@ const decoder = new TextDecoder();
 const credentials = { accessKeyId: "AKIDEXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY" };
 // Not the engine's default host: queue URLs show that the host header was read.
 const HOST = "sqs.test:4566";
-const QUEUE = `http://${HOST}/000000000000/q`;
+const QUEUE = `http://${HOST}/queue/us-east-1/000000000000/q`;
 const md5 = (text) => createHash("md5").update(text, "utf8").digest("hex");
 
 function pack({ method, path, query, headers, body }) {

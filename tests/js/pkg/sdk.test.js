@@ -24,7 +24,7 @@ test("create, send (MD5 verified by the SDK), receive, delete", async () => {
   const engine = new Engine({ clock: new SystemClock(), seed: 11 });
   const sqs = client(engine);
   const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: "sdk" }));
-  assert.equal(QueueUrl, "http://localhost:9324/000000000000/sdk");
+  assert.equal(QueueUrl, "http://localhost:9324/queue/us-east-1/000000000000/sdk");
   const sent = await sqs.send(new SendMessageCommand({
     QueueUrl, MessageBody: "héllo wörld ✓",
     MessageAttributes: { kind: { DataType: "String", StringValue: "greeting" } },
@@ -132,7 +132,7 @@ test("with no endpoint the client's https AWS endpoint gives https queue URLs, a
     logger: { trace() {}, debug() {}, info() {}, warn: (...a) => warnings.push(a.join(" ")), error() {} },
   });
   const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: "prod" }));
-  assert.equal(QueueUrl, "https://sqs.us-east-1.amazonaws.com/000000000000/prod");
+  assert.equal(QueueUrl, "https://sqs.us-east-1.amazonaws.com/queue/us-east-1/000000000000/prod");
   await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: "x" }));
   const got = await sqs.send(new ReceiveMessageCommand({ QueueUrl }));
   assert.equal(got.Messages[0].Body, "x");
