@@ -112,7 +112,7 @@ impl Service {
     fn engine_mut(&mut self, region: Option<&str>) -> &mut Engine {
         if region.is_none() {
             if let Some(i) = self.default_at.filter(|&i| i < self.engines.len()) {
-                return &mut self.engines[i];
+                return self.counted(i);
             }
         }
         let region = region.unwrap_or(&self.config.region);
@@ -138,6 +138,17 @@ impl Service {
         };
         if region == self.config.region {
             self.default_at = Some(i);
+        }
+        self.counted(i)
+    }
+
+    /// The engine at `i`, told what the others hold: the stored-bytes bound is the service's
+    /// (engine/stored.rs), so that a region of its own per call cannot multiply it.
+    fn counted(&mut self, i: usize) -> &mut Engine {
+        if self.engines.len() > 1 {
+            let all: u64 = self.engines.iter().map(Engine::stored_bytes).sum();
+            let own = self.engines[i].stored_bytes();
+            self.engines[i].set_stored_elsewhere(all - own);
         }
         &mut self.engines[i]
     }
@@ -177,7 +188,7 @@ impl Service {
         ctx: &CallContext,
         action: &str,
         params_json: &str,
-        read: impl FnOnce(&str) -> Result<serde_json::Value, SqsError>,
+        read: impl Fn(&str) -> Result<serde_json::Value, SqsError>,
     ) -> Result<String, SqsError> {
         self.engine_of(ctx)
             .dispatch_json_with(now, ctx, action, params_json, read)
