@@ -29,6 +29,10 @@ Options:
                            (default 64M; K, M, G suffixes are powers of 1024; at least 8M, the
                            largest body); a body that would pass it is refused with
                            RequestThrottled, which SQS clients retry
+  --max-stored-bytes N     message bytes the queues may hold, all together (default 1G; K, M, G
+                           suffixes; each message counts its body, attributes and 256 more);
+                           past it sends are refused with RequestThrottled, while receives,
+                           deletes and purges go on and make room
   --body-timeout SECONDS   time a request has to send its whole body once its headers are in
                            (default 30); a slower one is answered 408 RequestTimeout and its
                            bytes are given back to --max-buffered-bytes
@@ -86,6 +90,7 @@ function parseServe(argv) {
         credentials: { type: "string" },
         www: { type: "string" },
         "max-buffered-bytes": { type: "string" },
+        "max-stored-bytes": { type: "string" },
         "body-timeout": { type: "string" },
         verbose: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
@@ -118,6 +123,11 @@ function parseServe(argv) {
     // its client would retry it for ever.
     if (maxBufferedBytes < MAX_BODY_BYTES) fail(`--max-buffered-bytes must be at least ${MAX_BODY_BYTES} (8M, the largest request body), got ${v["max-buffered-bytes"]}`);
   }
+  let maxStoredBytes;
+  if (v["max-stored-bytes"] !== undefined) {
+    maxStoredBytes = parseBytes(v["max-stored-bytes"]);
+    if (!Number.isSafeInteger(maxStoredBytes)) fail(`--max-stored-bytes must be a byte count such as 1073741824 or 1G, got ${v["max-stored-bytes"]}`);
+  }
   let bodyTimeoutMs = DEFAULT_BODY_TIMEOUT_MS;
   if (v["body-timeout"] !== undefined) {
     // Seconds, fractions allowed; at most a day (setTimeout's range is ~24.8 days).
@@ -142,6 +152,7 @@ function parseServe(argv) {
     credentials,
     www,
     maxBufferedBytes,
+    maxStoredBytes,
     bodyTimeoutMs,
     verbose: v.verbose,
   };
@@ -161,8 +172,11 @@ async function serve(argv) {
       process.exit(1);
     }
   }
-  const engine = new Engine({ storage });
-  engine.on("error", (err) => process.stderr.write(`wasq serve: timer tick failed: ${err?.stack ?? err}\n`));
+  const newEngine = () =>
+    new Engine({ storage, maxStoredBytes: opts.maxStoredBytes }).on("error", (err) =>
+      process.stderr.write(`wasq serve: timer tick failed: ${err?.stack ?? err}\n`),
+    );
+  const engine = newEngine();
 
   const log = opts.verbose ? (line) => process.stdout.write(`${new Date().toISOString()} ${line}\n`) : undefined;
   let running;
@@ -178,6 +192,13 @@ async function serve(argv) {
       maxBufferedBytes: opts.maxBufferedBytes,
       bodyTimeoutMs: opts.bodyTimeoutMs,
       log,
+      // After an internal error, a new engine over the same files; in memory nothing is left to
+      // restore, and the process ends (non-zero) rather than serve empty queues in their place.
+      restore: storage === null ? null : newEngine,
+      onFailed: () => {
+        process.stderr.write("wasq serve: stopping: the engine cannot be restored\n");
+        running.close().finally(() => process.exit(70));
+      },
     });
   } catch (err) {
     engine.close();

@@ -28,8 +28,8 @@ export function removeDir(dir) {
  * @returns {Promise<{ url: string, port: number, child: import("node:child_process").ChildProcess,
  *   stdout: () => string, stderr: () => string, stop(signal?: string): Promise<number|null> }>}
  */
-export function startWasq(args = [], { port = 0, cwd = repoRoot } = {}) {
-  const child = spawn(process.execPath, [wasqBin, "serve", "--port", String(port), ...args], {
+export function startWasq(args = [], { port = 0, cwd = repoRoot, bin = wasqBin } = {}) {
+  const child = spawn(process.execPath, [bin, "serve", "--port", String(port), ...args], {
     cwd,
     stdio: ["ignore", "pipe", "pipe"],
   });
