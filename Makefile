@@ -51,7 +51,7 @@ test-crash: pkg
 	WASQ_IDB_CRASH_KILLS=4 node --test tests/crash/idb-crash.test.js
 
 ## The playground page in real Chromium, served by wasq serve.
-test-page: pkg
+test-page: pkg test-pkg
 	scripts/test-page.sh
 
 ## Real clients against wasq serve: AWS SDK v3, sqs-consumer, boto3, the AWS CLI.
