@@ -2,7 +2,7 @@
 # Build the npm package in pkg/: Rust → wasm32 → wasm-bindgen (web target, one .wasm shared by
 # every entry) → wasm-opt -Oz (npm binaryen; Debian's binaryen corrupts wasm-bindgen output) →
 # pkg-template/'s sources bundled by esbuild around it (one bundle per runtime, a CommonJS one for
-# `require`), and a size check.
+# `require`), and a size budget.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
