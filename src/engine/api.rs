@@ -191,16 +191,9 @@ impl Engine {
                     return Err(e);
                 };
                 let params = read(&text).map_err(|_| e)?;
-                let named = |out| surrogates::name_surrogate(params_json, unit, out);
                 return match self.dispatch_text(now, ctx, action, params) {
-                    Ok(out) => Ok(named(out)),
-                    Err(SqsError::InvalidMessageContents(m)) => {
-                        Err(SqsError::InvalidMessageContents(named(m)))
-                    }
-                    Err(SqsError::InvalidParameterValue(m)) => {
-                        Err(SqsError::InvalidParameterValue(named(m)))
-                    }
-                    Err(e) => Err(e),
+                    Ok(out) => Ok(surrogates::name_surrogate(params_json, unit, out)),
+                    Err(e) => Err(surrogates::name_surrogate_in(params_json, unit, e)),
                 };
             }
         };

@@ -26,7 +26,8 @@ pub mod requests;
 pub mod responses;
 mod send;
 mod stored;
-mod surrogates;
+#[doc(hidden)]
+pub mod surrogates;
 mod values;
 mod visibility;
 

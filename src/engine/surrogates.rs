@@ -10,10 +10,12 @@
 //! noncharacter that SQS's checks refuse wherever they refuse a surrogate (a body, a batch
 //! entry's body, an attribute value), and the refusal then names the surrogate.
 
+use crate::error::SqsError;
+
 /// The first lone surrogate escaped in `text` (a `\uXXXX` in D800-DFFF that is not a high one
 /// followed by a low one), and `text` with every lone one written as `\uffff` instead. `None`
 /// when there is none.
-pub(crate) fn lone_surrogates(text: &str) -> Option<(u32, String)> {
+pub fn lone_surrogates(text: &str) -> Option<(u32, String)> {
     let bytes = text.as_bytes();
     let mut first = None;
     let mut repaired = String::new();
@@ -51,6 +53,19 @@ pub(crate) fn lone_surrogates(text: &str) -> Option<(u32, String)> {
     Some((unit, repaired))
 }
 
+/// [`name_surrogate`] in the refusals that can name a character.
+pub fn name_surrogate_in(text: &str, unit: u32, err: SqsError) -> SqsError {
+    match err {
+        SqsError::InvalidMessageContents(m) => {
+            SqsError::InvalidMessageContents(name_surrogate(text, unit, m))
+        }
+        SqsError::InvalidParameterValue(m) => {
+            SqsError::InvalidParameterValue(name_surrogate(text, unit, m))
+        }
+        e => e,
+    }
+}
+
 /// The code unit of a `\uXXXX` escape at `at`, if one is there.
 fn escaped_unit(bytes: &[u8], at: usize) -> Option<u32> {
     let hex = bytes.get(at..at + 6)?.strip_prefix(b"\\u")?;
@@ -63,7 +78,7 @@ fn escaped_unit(bytes: &[u8], at: usize) -> Option<u32> {
 
 /// Names the surrogate `unit` where a refusal's text names the U+FFFF that stood for it, unless
 /// `text` (the request) holds a U+FFFF of its own, which the refusal may be about.
-pub(crate) fn name_surrogate(text: &str, unit: u32, out: String) -> String {
+pub fn name_surrogate(text: &str, unit: u32, out: String) -> String {
     if text.contains('\u{FFFF}') || text.to_ascii_lowercase().contains("\\uffff") {
         return out;
     }
