@@ -6,7 +6,7 @@ ARGS ?=
 # Kill points for the FileStorage crash test in `make test` (each one a killed child process).
 CRASH_KILLS ?= 200
 
-.PHONY: all tools pkg serve serve-edge lint test test-rust test-js test-crash test-page \
+.PHONY: all tools pkg test-pkg serve serve-edge lint test test-rust test-js test-crash test-page \
         test-clients test-edge test-big-log soak bench bench-server clean
 
 all: pkg
@@ -17,6 +17,11 @@ tools:
 ## The npm package in pkg/: release wasm, wasm-bindgen, wasm-opt, entries for every runtime.
 pkg:
 	scripts/build-pkg.sh
+
+## The same package with test hooks (a panic and a trap on request) in target/pkg-test, for the
+## tests of internal errors; never shipped.
+test-pkg:
+	scripts/build-test-pkg.sh
 
 ## `wasq serve` on http://127.0.0.1:9324 with the playground at /.
 ## Flags pass through: make serve ARGS="--port 9400 --data /tmp/q"
@@ -38,7 +43,7 @@ test-rust:
 
 ## The package against its own contract, in Node, Chromium and workerd; storage; consumer.
 ## test-js, test-clients and test-edge run on Node 22, fetched by scripts/ensure-node.sh.
-test-js: pkg
+test-js: pkg test-pkg
 	scripts/test-js.sh
 
 ## FileStorage killed at CRASH_KILLS points; nothing acknowledged may be lost.
@@ -52,11 +57,11 @@ test-big-log: pkg
 	node --test tests/crash/big-log.test.js
 
 ## The playground page in real Chromium, served by wasq serve.
-test-page: pkg
+test-page: pkg test-pkg
 	scripts/test-page.sh
 
 ## Real clients against wasq serve: AWS SDK v3, sqs-consumer, boto3, the AWS CLI.
-test-clients: pkg
+test-clients: pkg test-pkg
 	scripts/test-clients.sh
 
 ## The Worker and Durable Objects in workerd (miniflare), with the AWS SDK.

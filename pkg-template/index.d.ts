@@ -157,6 +157,8 @@ export interface EngineOptions {
   defaultHost?: string;
   standardInflightLimit?: number;
   fifoInflightLimit?: number;
+  /** What the queues may hold together (default 1 GiB); sends past it are refused with RequestThrottled. */
+  maxStoredBytes?: number | bigint;
   /** false: no timers; the host calls `tick()` at `nextDeadline()` (e.g. a Durable Object alarm). */
   timers?: boolean;
   /** Realism mode (off by default): the failures real SQS produces, drawn from the seed. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install what `make pkg` and the JS tests need, skipping whatever is already in place, so a
 # second run takes well under a second.
-#   - the wasm32 Rust target, and std's sources (rust-src) for the size-optimised wasm
+#   - the wasm32 Rust target
 #   - wasm-bindgen-cli at exactly the crate's wasm-bindgen version (the CLI refuses other versions)
 #   - node_modules from package-lock.json (binaryen's wasm-opt, esbuild, test dependencies)
 set -euo pipefail
@@ -9,11 +9,6 @@ cd "$(dirname "$0")/.."
 
 if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
   rustup target add wasm32-unknown-unknown
-fi
-
-# The package's wasm rebuilds std for size (-Zbuild-std in scripts/build-pkg.sh): std's sources.
-if ! rustup component list --installed 2>/dev/null | grep -qx rust-src; then
-  rustup component add rust-src
 fi
 
 # One source of truth: the `=x.y.z` pin in Cargo.toml.

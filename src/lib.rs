@@ -31,6 +31,8 @@ mod md5_lanes;
 pub mod model;
 pub mod protocol;
 pub mod service;
+#[cfg(feature = "test-hooks")]
+mod test_hooks;
 #[cfg(all(target_arch = "x86_64", not(target_arch = "wasm32")))]
 mod text_image;
 pub mod validate;

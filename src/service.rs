@@ -113,7 +113,7 @@ impl Service {
     fn engine_mut(&mut self, region: Option<&str>) -> &mut Engine {
         if region.is_none() {
             if let Some(i) = self.default_at.filter(|&i| i < self.engines.len()) {
-                return &mut self.engines[i];
+                return self.counted(i);
             }
         }
         let region = region.unwrap_or(&self.config.region);
@@ -139,6 +139,17 @@ impl Service {
         };
         if region == self.config.region {
             self.default_at = Some(i);
+        }
+        self.counted(i)
+    }
+
+    /// The engine at `i`, told what the others hold: the stored-bytes bound is the service's
+    /// (engine/stored.rs), so that a region of its own per call cannot multiply it.
+    fn counted(&mut self, i: usize) -> &mut Engine {
+        if self.engines.len() > 1 {
+            let all: u64 = self.engines.iter().map(Engine::stored_bytes).sum();
+            let own = self.engines[i].stored_bytes();
+            self.engines[i].set_stored_elsewhere(all - own);
         }
         &mut self.engines[i]
     }
@@ -182,7 +193,7 @@ impl Service {
         ctx: &CallContext,
         action: &str,
         params_json: &str,
-        read: impl FnOnce(&str) -> Result<serde_json::Value, SqsError>,
+        read: impl Fn(&str) -> Result<serde_json::Value, SqsError>,
     ) -> Result<String, SqsError> {
         let routed = self.routed_json(ctx, params_json);
         let ctx = routed.as_ref().unwrap_or(ctx);

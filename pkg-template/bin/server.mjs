@@ -121,6 +121,49 @@ function overloaded(header, budget) {
   });
 }
 
+/**
+ * The answer to a request whose engine stopped on an internal error (a panic or trap in the wasm,
+ * src/internal-error.js): AWS's generic 500, which the SDKs retry (on the engine restored by
+ * then, see `internalErrors`).
+ */
+function internalFailure(header, err) {
+  return errorResponse(isJson(header), {
+    type: "com.amazon.coral.service#InternalFailure",
+    code: "InternalFailure",
+    status: 500,
+    message: err.message,
+  });
+}
+
+/**
+ * What the server does when its engine stops on an internal error: say so once (the engine's
+ * later refusals are the same incident), then carry on with an engine `restore()` makes over the
+ * same storage; with nothing to restore from (`restore` null, or it failed), `/health` reports
+ * the failure and `onFailed(err)` ends the process, so that a supervisor restarts it rather than
+ * every request being answered 500 for ever.
+ */
+function internalErrors({ restore, onFailed, report }) {
+  const state = { count: 0, failed: null, last: null };
+  state.handle = (err, engine, replace) => {
+    if (state.failed !== null || state.last === engine) return;
+    state.last = engine;
+    state.count++;
+    report(`wasq serve: internal error, the engine stopped: ${err?.stack ?? err}`);
+    if (restore !== null) {
+      try {
+        replace(restore());
+        report("wasq serve: restored the engine from its storage; serving again");
+        return;
+      } catch (again) {
+        report(`wasq serve: could not restore the engine from its storage: ${again?.stack ?? again}`);
+      }
+    }
+    state.failed = err;
+    onFailed?.(err);
+  };
+  return state;
+}
+
 /** A Query request carries `Action=` in its query string; any other GET is for a file. */
 function isQueryAction(query) {
   return /(?:^|&)Action=/.test(query);
@@ -293,10 +336,19 @@ function plain(res, status, text, extra = {}) {
  *   own page (origin.mjs parseAllowedOrigins; `*`: all)
  * @param {(line: string) => void} [options.log] one line per request when set
  * @param {ServerMetrics} [options.metrics] request counts and latencies for `GET /metrics`
+ * @param {() => import("../entry/node.js").Engine} [options.restore] a new engine over the same
+ *   storage, for when the engine stops on an internal error; without one, such an error is fatal
+ * @param {(err: Error) => void} [options.onFailed] called once the server cannot go on (see internalErrors)
  * @returns {Promise<{ server: import("node:http").Server, url: string, close(): Promise<void> }>}
  */
 export async function startServer(options) {
-  const { engine, host, port, credentials, www = null, pkgRoot, storageKind = "memory", log } = options;
+  const { host, port, credentials, www = null, pkgRoot, storageKind = "memory", log } = options;
+  let { engine } = options;
+  const incidents = internalErrors({
+    restore: options.restore ?? null,
+    onFailed: options.onFailed,
+    report: (line) => process.stderr.write(line + "\n"),
+  });
   const opts = protocolOptions({ credentials });
   const budget = new BodyBudget(options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
   const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
@@ -326,6 +378,7 @@ export async function startServer(options) {
     };
     let body = EMPTY;
     const hold = { bytes: 0 };
+    const used = engine;
     try {
       // Refused on its headers alone: the protocol layer answers it with no body, as it would
       // with one (precheck.mjs), and nothing of the body is held.
@@ -338,7 +391,7 @@ export async function startServer(options) {
         ? overloaded(header, budget)
         : read.timedOut
           ? bodyTimedOut(header, bodyTimeoutMs)
-          : await serve(engine, { method: req.method, path, query, flat: req.rawHeaders, header, body }, opts, abort);
+          : await serve(used, { method: req.method, path, query, flat: req.rawHeaders, header, body }, opts, abort);
       if (read.timedOut) {
         // Already as slow as it may be: no drain, the connection ends with the answer.
         res.on("finish", () => req.socket?.destroySoon());
@@ -356,6 +409,10 @@ export async function startServer(options) {
         res.destroy(); // the client is gone; nobody to answer
       } else if (reason instanceof ShutdownError || err?.name === "EngineClosedError") {
         if (!res.headersSent) answer(res, shuttingDown(header), [...cors, "connection", "close"]);
+      } else if (err?.name === "WasqInternalError") {
+        incidents.handle(err, used, (fresh) => (engine = fresh));
+        if (res.headersSent) res.destroy();
+        else answer(res, internalFailure(header, err), cors);
       } else {
         process.stderr.write(`wasq serve: ${req.method} ${path}: ${describeFailure(err)}\n`);
         if (!res.headersSent) answer(res, serverFault(header, err), cors);
@@ -396,13 +453,15 @@ export async function startServer(options) {
       if (path === "/health") {
         const text =
           JSON.stringify({
-            status: closing ? "stopping" : "ok",
+            status: incidents.failed ? "failed" : closing ? "stopping" : "ok",
             storage: storageKind,
+            // Engines stopped by an internal error since the start (each restored, unless failed).
+            internalErrors: incidents.count,
             // How close the server is to refusing bodies with RequestThrottled.
             bufferedBodyBytes: budget.used,
             maxBufferedBodyBytes: budget.max,
           }) + "\n";
-        res.writeHead(closing ? 503 : 200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+        res.writeHead(incidents.failed ? 500 : closing ? 503 : 200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
         return res.end(req.method === "HEAD" ? undefined : text);
       }
       if (path === "/pkg" || path.startsWith("/pkg/")) return serveFile(req, res, pkgRoot, path.slice(4) || "/");

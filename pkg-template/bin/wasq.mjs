@@ -43,6 +43,10 @@ Options:
                            (default 64M; K, M, G suffixes are powers of 1024; at least 8M, the
                            largest body); a body that would pass it is refused with
                            RequestThrottled, which SQS clients retry
+  --max-stored-bytes N     message bytes the queues may hold, all together (default 1G; K, M, G
+                           suffixes; each message counts its body, attributes and 256 more);
+                           past it sends are refused with RequestThrottled, while receives,
+                           deletes and purges go on and make room
   --body-timeout SECONDS   time a request has to send its whole body once its headers are in
                            (default 30); a slower one is answered 408 RequestTimeout and its
                            bytes are given back to --max-buffered-bytes
@@ -103,6 +107,7 @@ function parseServe(argv) {
         www: { type: "string" },
         "allow-origin": { type: "string", multiple: true, default: [] },
         "max-buffered-bytes": { type: "string" },
+        "max-stored-bytes": { type: "string" },
         "body-timeout": { type: "string" },
         verbose: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
@@ -134,6 +139,11 @@ function parseServe(argv) {
     // Below the largest body one request may send, a legal request could never be accepted and
     // its client would retry it for ever.
     if (maxBufferedBytes < MAX_BODY_BYTES) fail(`--max-buffered-bytes must be at least ${MAX_BODY_BYTES} (8M, the largest request body), got ${v["max-buffered-bytes"]}`);
+  }
+  let maxStoredBytes;
+  if (v["max-stored-bytes"] !== undefined) {
+    maxStoredBytes = parseBytes(v["max-stored-bytes"]);
+    if (!Number.isSafeInteger(maxStoredBytes)) fail(`--max-stored-bytes must be a byte count such as 1073741824 or 1G, got ${v["max-stored-bytes"]}`);
   }
   let bodyTimeoutMs = DEFAULT_BODY_TIMEOUT_MS;
   if (v["body-timeout"] !== undefined) {
@@ -176,6 +186,7 @@ function parseServe(argv) {
     www,
     allowOrigins,
     maxBufferedBytes,
+    maxStoredBytes,
     bodyTimeoutMs,
     verbose: v.verbose,
     config: v.config === undefined ? null : resolve(v.config),
@@ -197,8 +208,11 @@ async function serve(argv) {
       process.exit(1);
     }
   }
-  const engine = new Engine({ storage });
-  engine.on("error", (err) => process.stderr.write(`wasq serve: timer tick failed: ${err?.stack ?? err}\n`));
+  const newEngine = () =>
+    new Engine({ storage, maxStoredBytes: opts.maxStoredBytes }).on("error", (err) =>
+      process.stderr.write(`wasq serve: timer tick failed: ${err?.stack ?? err}\n`),
+    );
+  const engine = newEngine();
   if (opts.config !== null) {
     try {
       const report = configure(engine, opts.config);
@@ -229,6 +243,13 @@ async function serve(argv) {
       bodyTimeoutMs: opts.bodyTimeoutMs,
       metrics: new ServerMetrics({ public: opts.metricsPublic }),
       log,
+      // After an internal error, a new engine over the same files; in memory nothing is left to
+      // restore, and the process ends (non-zero) rather than serve empty queues in their place.
+      restore: storage === null ? null : newEngine,
+      onFailed: () => {
+        process.stderr.write("wasq serve: stopping: the engine cannot be restored\n");
+        running.close().finally(() => process.exit(70));
+      },
     });
   } catch (err) {
     engine.close();

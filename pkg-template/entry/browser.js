@@ -1,6 +1,6 @@
 // Browsers, Deno and bundlers: the wasm is fetched, so `await init()` must finish before the
 // first `new Engine()`. No top-level await: bundlers split such library entries badly.
-import initWasm, { WasqCore } from "../wasq.js";
+import initWasm, { WasqCore, __wbg_reset_state } from "../wasq.js";
 import { provide } from "../src/bindings.js";
 import * as api from "../src/index.js";
 import { FileStorage } from "../src/file-unavailable.js";
@@ -19,7 +19,7 @@ let loading = null;
  */
 export function init(source) {
   loading ??= initWasm({ module_or_path: source ?? new URL("../wasq_bg.wasm", import.meta.url) }).then(
-    () => provide({ WasqCore }),
+    () => provide({ WasqCore, resetState: __wbg_reset_state }),
     (err) => {
       loading = null; // a failed fetch may be retried
       throw err;

@@ -8,9 +8,11 @@ export class SystemClock {
   }
 }
 
+// The engine takes clock readings up to Number.MAX_SAFE_INTEGER ms (about 285,000 years from
+// 1970): past it, milliseconds are no longer exact.
 function checkMillis(value, what) {
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
-    throw new RangeError(`${what} must be a finite, non-negative number of milliseconds, got ${value}`);
+  if (typeof value !== "number" || !(value >= 0 && value <= Number.MAX_SAFE_INTEGER)) {
+    throw new RangeError(`${what} must be a non-negative number of milliseconds up to Number.MAX_SAFE_INTEGER, got ${value}`);
   }
 }
 
@@ -36,6 +38,8 @@ export class ManualClock {
   /** Move forward by `ms` milliseconds. */
   advance(ms) {
     checkMillis(ms, "ManualClock.advance(ms)");
+    // Checked here too, so that the message names advance() and its argument.
+    checkMillis(this.#now + ms, `ManualClock.advance(${ms}) from ${this.#now}: the time reached`);
     this.set(this.#now + ms);
   }
 

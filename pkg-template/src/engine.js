@@ -5,7 +5,8 @@
 // changes to storage before answering, publish events, wake long polls that can now proceed, and
 // re-arm the single timer on the core's next deadline.
 
-import { wasm } from "./bindings.js";
+import { restartWasm, wasm, wasmGeneration } from "./bindings.js";
+import { internalError, refusal, stoppedWasm } from "./internal-error.js";
 import { SystemClock } from "./clock.js";
 import { MemoryStorage } from "./storage/memory.js";
 import { COMMIT_PACKED, LOAD_PACKED, PACKED_LOADS, packRecords, unpackBatch } from "./storage/batch.js";
@@ -96,6 +97,9 @@ function stringArg(value, what) {
   return value;
 }
 
+/** The internal error that last restarted the wasm instance (see #stop). */
+let lastInternalError = null;
+
 function closedError() {
   const err = new Error("the engine is closed");
   err.name = "EngineClosedError";
@@ -123,6 +127,10 @@ export class Engine {
   // skip formatting events.
   #eventFeed = false;
   #closed = false;
+  // The internal error this engine stopped with (see #stop), or null.
+  #stopped = null;
+  // The wasm instance #core was made on (src/bindings.js).
+  #generation = 0;
   // Realism settings live in the core, which forgets them when it is rebuilt; kept here to re-apply.
   #realism = null;
   #queueRealism = new Map();
@@ -156,6 +164,7 @@ export class Engine {
       defaultHost,
       standardInflightLimit,
       fifoInflightLimit,
+      maxStoredBytes,
       realism,
     } = options ?? {};
     if (typeof clock?.now !== "function") throw new TypeError("options.clock must have a now() method");
@@ -175,8 +184,14 @@ export class Engine {
     this.#storage = storage;
     this.#timers = timers !== false;
     const persist = storage !== null;
-    this.#coreOptions = { seed, region, accountId, defaultHost, standardInflightLimit, fifoInflightLimit, persist };
-    this.#core = this.#newCore();
+    this.#coreOptions = { seed, region, accountId, defaultHost, standardInflightLimit, fifoInflightLimit, maxStoredBytes, persist };
+    try {
+      this.#core = this.#newCore();
+    } catch (err) {
+      if (!stoppedWasm(err)) throw err;
+      restartWasm(err);
+      throw internalError(err);
+    }
     // A rebuild after a failed commit must mint the same ids as the lost core would have.
     this.#coreOptions.seed = this.#core.seed;
     // Latency draws get their own stream of the seed, so turning latency on changes no id.
@@ -255,7 +270,7 @@ export class Engine {
     this.#assertOpen();
     if (queue === undefined || queue === null) {
       const resolved = resolveRealism(realism, "realism");
-      this.#core.setRealism(undefined, resolved && JSON.stringify(resolved), undefined);
+      this.#with((core) => core.setRealism(undefined, resolved && JSON.stringify(resolved), undefined));
       this.#realism = resolved;
       return this;
     }
@@ -269,7 +284,7 @@ export class Engine {
       resolved = { ...resolved, latency: null };
     }
     if (region != null) stringArg(region, "setRealism: options.region");
-    this.#core.setRealism(name, resolved && JSON.stringify(resolved), region);
+    this.#with((core) => core.setRealism(name, resolved && JSON.stringify(resolved), region));
     const key = JSON.stringify([region ?? null, name]);
     if (resolved) this.#queueRealism.set(key, { name, region, resolved });
     else this.#queueRealism.delete(key);
@@ -280,7 +295,7 @@ export class Engine {
   realismFor(queue, { region } = {}) {
     this.#assertOpen();
     if (region != null) stringArg(region, "realismFor: options.region");
-    const settings = JSON.parse(this.#core.realismFor(queueName(String(queue)), region));
+    const settings = JSON.parse(this.#with((core) => core.realismFor(queueName(String(queue)), region)));
     // Latency is applied here, for the whole engine, whatever the queue.
     return { ...settings, latency: this.#realism?.latency ?? null };
   }
@@ -325,7 +340,7 @@ export class Engine {
   /** When the engine next has time-driven work (epoch ms on its clock), or undefined. */
   nextDeadline() {
     this.#assertOpen();
-    return this.#core.nextDeadline();
+    return this.#with((core) => core.nextDeadline());
   }
 
   /**
@@ -349,10 +364,15 @@ export class Engine {
     return this;
   }
 
-  /** Stop timers, fail pending long polls with EngineClosedError, release the core. */
+  /**
+   * Stop timers, fail pending long polls with EngineClosedError, release the core and the
+   * storage. An engine that stopped on an internal error leaves its storage open: it belongs to
+   * the engine made to replace this one.
+   */
   close() {
     if (this.#closed) return;
     this.#closed = true;
+    if (this.#stopped !== null) return; // #stop did the rest
     this.#clearTimer();
     this.#unsubscribe?.();
     this.#waiters.rejectAll(closedError());
@@ -361,7 +381,8 @@ export class Engine {
     // Answers already computed still arrive; only their simulated network delay is cut short.
     for (const delay of this.#delays.splice(0)) delay.resolve();
     if (this.#delayTimer !== null) clearTimeout(this.#delayTimer);
-    this.#core.free();
+    // A core of an earlier wasm instance is gone already (see #with).
+    if (this.#generation === wasmGeneration()) this.#core.free();
     this.#storage?.close?.();
   }
 
@@ -381,6 +402,7 @@ export class Engine {
    */
   whenPolling(queue) {
     if (this.#closed) return Promise.reject(closedError());
+    if (this.#stopped !== null) return Promise.reject(refusal(this.#stopped));
     const name = queue === undefined ? undefined : queueName(String(queue));
     if (this.#waiters.some((url) => name === undefined || queueName(url) === name)) return Promise.resolve();
     return new Promise((resolve, reject) => {
@@ -439,7 +461,7 @@ export class Engine {
   /** What the protocol layer reads from a request's headers: `{ region, host, scheme, … }`. */
   [CONTEXT](request) {
     this.#assertOpen();
-    return this.#core.requestContext(request);
+    return this.#with((core) => core.requestContext(request));
   }
 
   /**
@@ -480,6 +502,57 @@ export class Engine {
 
   #assertOpen() {
     if (this.#closed) throw closedError();
+    if (this.#stopped !== null) throw refusal(this.#stopped);
+  }
+
+  /**
+   * Every call into the core goes through here. A panic or trap inside (src/internal-error.js)
+   * stops this engine; a core that another engine's trap took away with its wasm instance is
+   * rebuilt from storage, or, with nothing to rebuild from, stops this engine too.
+   */
+  #with(use) {
+    if (this.#stopped !== null) throw refusal(this.#stopped);
+    try {
+      if (this.#generation !== wasmGeneration()) this.#recover();
+      return use(this.#core);
+    } catch (err) {
+      if (!stoppedWasm(err)) throw err;
+      throw this.#stop(internalError(err));
+    }
+  }
+
+  #recover() {
+    if (this.#storage === null) {
+      const err = new Error(
+        `wasq internal error: this engine's queues were lost when another engine's internal error restarted the wasm they lived in (${lastInternalError?.message})`,
+        { cause: lastInternalError },
+      );
+      err.name = "WasqInternalError";
+      throw err;
+    }
+    this.#core = this.#newCore();
+    this.#applyRealism();
+  }
+
+  /**
+   * After a panic or trap: refuse every later call with `err`, end what waits on this engine,
+   * and start a fresh wasm instance for the engines made from now on (the memory of this one may
+   * be torn, or full). What storage holds stays as the last commit left it: nothing of the
+   * failed call was committed.
+   */
+  #stop(err) {
+    if (this.#stopped !== null) return this.#stopped;
+    this.#stopped = err;
+    lastInternalError = err;
+    if (this.#generation === wasmGeneration()) restartWasm(err);
+    this.#clearTimer();
+    this.#unsubscribe?.();
+    this.#waiters.rejectAll(refusal(err));
+    for (const watcher of [...this.#pollWatchers]) watcher.reject(refusal(err));
+    this.#pollWatchers.clear();
+    for (const delay of this.#delays.splice(0)) delay.resolve();
+    if (this.#delayTimer !== null) clearTimeout(this.#delayTimer);
+    return err;
   }
 
   /** A core over everything the storage holds, its event feed set as the listeners need. */
@@ -498,6 +571,7 @@ export class Engine {
       else packRecords(storage.loadAll(), into);
     }
     const core = records === undefined ? new WasqCore(this.#coreOptions, undefined) : WasqCore.restore(this.#coreOptions, records);
+    this.#generation = wasmGeneration();
     core.setEventFeed(this.#eventFeed);
     return core;
   }
@@ -506,7 +580,8 @@ export class Engine {
     const on = this.#listeners.get("event")?.size > 0;
     if (on === this.#eventFeed || this.#closed) return;
     this.#eventFeed = on;
-    this.#core.setEventFeed(on);
+    // A core that is gone gets the setting when it is rebuilt (#newCore).
+    if (this.#stopped === null && this.#generation === wasmGeneration()) this.#core.setEventFeed(on);
   }
 
   #run(call) {
@@ -515,12 +590,14 @@ export class Engine {
     let result;
     let failure = null;
     try {
-      result = call(this.#core, now);
+      result = this.#with((core) => call(core, now));
     } catch (err) {
       failure = { err };
     }
+    // Nothing more to do in a wasm that stopped.
+    if (this.#stopped !== null) throw failure.err;
     // Due work applied by the call (or by the receivable checks) is persisted in the same commit.
-    const ready = this.#waiters.size === 0 ? null : this.#waiters.ready(now, (url, ctx) => this.#core.receivable(now, url, ctx));
+    const ready = this.#waiters.size === 0 ? null : this.#waiters.ready(now, (url, ctx) => this.#with((core) => core.receivable(now, url, ctx)));
     try {
       this.#commit();
       if (this.#eventFeed) this.#publishEvents();
@@ -536,7 +613,7 @@ export class Engine {
   #commit() {
     const storage = this.#storage;
     if (storage === null) return; // the core records no changes (persist: false)
-    const bytes = this.#core.takeChanges();
+    const bytes = this.#with((core) => core.takeChanges());
     if (bytes === undefined) return;
     try {
       // MemoryStorage takes the buffer itself, unless its commit() was replaced.
@@ -552,7 +629,7 @@ export class Engine {
   }
 
   #publishEvents() {
-    const json = this.#core.takeEvents();
+    const json = this.#with((core) => core.takeEvents());
     const listeners = this.#listeners.get("event");
     if (!listeners?.size || json === "[]") return;
     for (const event of JSON.parse(json)) {
@@ -672,9 +749,9 @@ export class Engine {
 
   /** One timer for everything: the core's next deadline and the earliest long-poll end. */
   #arm() {
-    if (this.#closed) return;
+    if (this.#closed || this.#stopped !== null) return;
     if (this.#unsubscribe !== null) return; // the clock calls us when time moves
-    const core = this.#timers ? this.#core.nextDeadline() : undefined;
+    const core = this.#timers ? this.#with((c) => c.nextDeadline()) : undefined;
     const poll = this.#waiters.earliestDeadline();
     const at = core === undefined ? poll : poll === undefined ? core : Math.min(core, poll);
     // A timer that fires no later than needed is kept: firing early only ticks and re-arms,

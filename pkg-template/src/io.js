@@ -3,13 +3,20 @@
 // The bindings' own string passing allocates in the wasm for every string, copies ASCII a
 // character at a time in JS, and frees the answer afterwards.
 
+import { wasmGeneration } from "./bindings.js";
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 let memory = null;
+// The wasm instance `memory` belongs to: a fresh one (src/bindings.js, restartWasm) has its own.
+let memoryOf = -1;
 
 /** `core.dispatch(now, action, json, context)`, answering the same JSON text (or throwing the same error). */
 export function dispatchText(core, now, action, json, context) {
-  memory ??= core.constructor.memory();
+  if (memoryOf !== wasmGeneration()) {
+    memory = core.constructor.memory();
+    memoryOf = wasmGeneration();
+  }
   // UTF-8 takes at most 3 bytes per UTF-16 unit.
   const room = action.length + 3 * json.length;
   const at = core.ioBuffer(room);

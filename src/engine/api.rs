@@ -18,6 +18,7 @@ use super::responses::{
     ChangeMessageVisibilityBatchResponse, DeleteMessageBatchResponse, EmptyResponse, JsonResponse,
     ReceiveMessageResponse, SendMessageBatchResponse, SendMessageResponse,
 };
+use super::surrogates;
 use super::Engine;
 use crate::context::CallContext;
 use crate::error::SqsError;
@@ -165,7 +166,7 @@ impl Engine {
         ctx: &CallContext,
         action: &str,
         params_json: &str,
-        read: impl FnOnce(&str) -> Result<Value, SqsError>,
+        read: impl Fn(&str) -> Result<Value, SqsError>,
     ) -> Result<String, SqsError> {
         if let Some(req) = json_in::read(action, params_json) {
             return match req {
@@ -182,7 +183,20 @@ impl Engine {
                     .map(|r| r.to_json()),
             };
         }
-        let params = read(params_json)?;
+        let params = match read(params_json) {
+            Ok(params) => params,
+            Err(e) => {
+                // Lone surrogates, if they were the text's only defect (see surrogates.rs).
+                let Some((unit, text)) = surrogates::lone_surrogates(params_json) else {
+                    return Err(e);
+                };
+                let params = read(&text).map_err(|_| e)?;
+                return match self.dispatch_text(now, ctx, action, params) {
+                    Ok(out) => Ok(surrogates::name_surrogate(params_json, unit, out)),
+                    Err(e) => Err(surrogates::name_surrogate_in(params_json, unit, e)),
+                };
+            }
+        };
         self.dispatch_text(now, ctx, action, params)
     }
 }

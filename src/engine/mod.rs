@@ -27,6 +27,9 @@ mod records;
 pub mod requests;
 pub mod responses;
 mod send;
+mod stored;
+#[doc(hidden)]
+pub mod surrogates;
 mod values;
 mod visibility;
 
@@ -67,6 +70,9 @@ pub struct EngineConfig {
     pub persist: bool,
     /// Keep the event feed and the removed-message tail for `peek`.
     pub observe: bool,
+    /// What the messages of all regions together may hold (`stored.rs`); sends past it are
+    /// refused with RequestThrottled.
+    pub max_stored_bytes: u64,
 }
 
 impl Default for EngineConfig {
@@ -80,6 +86,7 @@ impl Default for EngineConfig {
             fifo_inflight_limit: 120_000,
             persist: true,
             observe: true,
+            max_stored_bytes: stored::DEFAULT_MAX_STORED_BYTES,
         }
     }
 }
@@ -125,6 +132,8 @@ pub struct Engine {
     /// (~350 instructions a call). A uid is never reused, and only deleting a queue takes a
     /// name from `by_name` (see `forget_url`): the entry is right until then.
     last_url: (String, u64),
+    /// What the other regions' engines of the same service hold (`stored.rs`), as of this call.
+    stored_elsewhere: u64,
 }
 
 const QUEUE_REUSE_WAIT_MS: u64 = 60_000;
@@ -158,6 +167,7 @@ impl Engine {
             throttle_window: 0,
             throttle_counts: FxHashMap::default(),
             last_url: (String::new(), 0),
+            stored_elsewhere: 0,
             config,
         }
     }

@@ -65,6 +65,8 @@ fn validate_send<'a>(
     if let Some(c) = validate::first_invalid_char(body) {
         return Err(validate::invalid_message_contents(c));
     }
+    #[cfg(feature = "test-hooks")]
+    crate::test_hooks::on_send(body);
     let attributes = non_empty(&req.message_attributes);
     if let Some(a) = attributes {
         validate::validate_message_attributes(a)?;
@@ -288,6 +290,7 @@ impl Engine {
         req: &SendMessageRequest,
     ) -> Result<SendMessageResponse, SqsError> {
         let uid = self.message_queue(req.queue_url.as_deref())?;
+        self.check_room([req])?;
         let seq_before = self.next_seq;
         let (q, mut e) = self.apart(uid, now)?;
         let v = validate_send(q, req, false)?;
@@ -318,6 +321,7 @@ impl Engine {
         if total > MAX_BATCH_BYTES {
             return Err(SqsError::BatchRequestTooLong(total));
         }
+        self.check_room(entries)?;
         let seq_before = self.next_seq;
         let (q, mut e) = self.apart(uid, now)?;
         if q.fifo() {

@@ -108,6 +108,9 @@ pub fn config(options: &JsValue) -> Result<EngineConfig, JsValue> {
         config.fifo_inflight_limit = usize::try_from(limit)
             .map_err(|_| range_error("options.fifoInflightLimit is too large"))?;
     }
+    if let Some(max) = integer_field(options, "maxStoredBytes")? {
+        config.max_stored_bytes = max;
+    }
     if let Some(persist) = field(options, "persist")? {
         config.persist = persist
             .as_bool()

@@ -12,6 +12,7 @@ mod core;
 mod error;
 mod http;
 mod packed;
+mod panic;
 mod realism;
 
 pub use self::core::WasqCore;

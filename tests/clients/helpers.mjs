@@ -29,8 +29,8 @@ export function removeDir(dir) {
  * @returns {Promise<{ url: string, port: number, child: import("node:child_process").ChildProcess,
  *   stdout: () => string, stderr: () => string, stop(signal?: string): Promise<number|null> }>}
  */
-export function startWasq(args = [], { port = 0, cwd = repoRoot, env = process.env, nodeArgs = [] } = {}) {
-  const child = spawn(process.execPath, [...nodeArgs, wasqBin, "serve", "--port", String(port), ...args], {
+export function startWasq(args = [], { port = 0, cwd = repoRoot, env = process.env, nodeArgs = [], bin = wasqBin } = {}) {
+  const child = spawn(process.execPath, [...nodeArgs, bin, "serve", "--port", String(port), ...args], {
     cwd,
     env,
     stdio: ["ignore", "pipe", "pipe"],

@@ -189,6 +189,7 @@ test("the page at /, the package at /pkg/ (wasm as application/wasm), /health", 
   assert.deepEqual(JSON.parse(healthy.body.toString()), {
     status: "ok",
     storage: "memory",
+    internalErrors: 0,
     bufferedBodyBytes: 0,
     maxBufferedBodyBytes: 64 * 1024 * 1024,
   });

@@ -13,6 +13,7 @@
 //! `(sent_at, seq)` index.
 
 use super::super::message::Message;
+use super::super::stored::held_by;
 use std::collections::{BTreeSet, VecDeque};
 
 /// Messages per run. Small enough that inserting into or removing from the middle of a run
@@ -289,6 +290,8 @@ pub(crate) struct Messages {
     ordered: Runs,
     others: Runs,
     others_by_age: BTreeSet<(u64, u64)>,
+    /// What the messages hold, as `stored.rs` counts it.
+    bytes: u64,
 }
 
 impl Messages {
@@ -313,11 +316,13 @@ impl Messages {
     /// Add a message, replacing one with the same sequence.
     pub(crate) fn insert(&mut self, msg: Message) {
         let seq = msg.seq;
+        let held = held_by(&msg);
         let last = self.ordered.last().map(|m| (m.seq, m.sent_at));
         let newest = last.is_none_or(|(last_seq, _)| seq > last_seq);
         if !newest || self.others.len > 0 {
             self.remove(&seq);
         }
+        self.bytes += held;
         let in_order = newest && last.is_none_or(|(_, sent_at)| msg.sent_at >= sent_at);
         if in_order {
             self.ordered.insert(msg);
@@ -329,7 +334,9 @@ impl Messages {
 
     pub(crate) fn remove(&mut self, seq: &u64) -> Option<Message> {
         let (runs, found) = self.find(*seq)?;
-        runs.take_at(found)
+        let msg = runs.take_at(found)?;
+        self.bytes -= held_by(&msg);
+        Some(msg)
     }
 
     /// Take a message out, `f` reading it where it lies first: a caller that keeps a few of
@@ -341,9 +348,16 @@ impl Messages {
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     pub(crate) fn take<R>(&mut self, seq: &u64, f: impl FnOnce(&Message) -> R) -> Option<R> {
         let (runs, found) = self.find(*seq)?;
-        let out = runs.at(found).map(f);
+        let out = runs.at(found).map(|m| (held_by(m), f(m)));
         runs.take_at(found);
-        out
+        let (held, out) = out?;
+        self.bytes -= held;
+        Some(out)
+    }
+
+    /// What the messages hold, as `stored.rs` counts it.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.bytes
     }
 
     /// The runs holding `seq` and where in them; a message leaving `others` leaves its age
