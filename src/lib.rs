@@ -26,8 +26,6 @@ pub mod error;
 pub mod events;
 mod hex;
 pub mod maps;
-#[cfg(not(target_arch = "wasm32"))]
-mod md5_lanes;
 pub mod model;
 pub mod protocol;
 pub mod service;

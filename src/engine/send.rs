@@ -156,12 +156,10 @@ impl Apart<'_> {
         q: &mut Queue,
         ctx: &CallContext,
         v: Validated<'_>,
-        body_md5: Option<[u8; 16]>,
         out: &mut SendMessageResponse,
     ) -> Result<(), SqsError> {
         let (uid, now) = (self.uid, self.now);
-        // A batch computed its bodies' digests together; a single send computes its own.
-        let body_md5: [u8; 16] = body_md5.unwrap_or_else(|| Md5::digest(v.body.as_bytes()).into());
+        let body_md5: [u8; 16] = Md5::digest(v.body.as_bytes()).into();
         let attributes_md5 = v
             .attributes
             .and_then(|a| digest::md5_of_attributes(a.iter().map(|(k, v)| (k.as_str(), v))));
@@ -291,7 +289,7 @@ impl Engine {
         let (q, mut e) = self.apart(uid, now)?;
         let v = validate_send(q, req, false)?;
         let mut out = SendMessageResponse::default();
-        let sent = e.enqueue(q, ctx, v, None, &mut out);
+        let sent = e.enqueue(q, ctx, v, &mut out);
         self.sync_deadline(uid);
         sent.map(|()| out)
     }
@@ -336,9 +334,8 @@ impl Engine {
             successful: Vec::with_capacity(entries.len()),
             failed: Vec::new(),
         };
-        let md5s = batch_md5s(entries);
         // Entries are enqueued in request order (FIFO order follows it).
-        for (entry, md5) in entries.iter().zip(md5s) {
+        for entry in entries {
             let id = entry.id.as_deref().unwrap_or_default();
             // The entry is built where it stays (see `enqueue`), and taken back if it fails.
             let slot = push_entry(
@@ -347,7 +344,7 @@ impl Engine {
                 |e: &mut SendMessageBatchResultEntry| &mut e.id,
             );
             let sent = validate_send(q, entry, true)
-                .and_then(|v| e.enqueue(q, ctx, v, md5, &mut slot.result));
+                .and_then(|v| e.enqueue(q, ctx, v, &mut slot.result));
             if let Err(e) = sent {
                 out.successful.pop();
                 out.failed.push(BatchResultErrorEntry::new(id, &e));
@@ -357,31 +354,6 @@ impl Engine {
         self.sync_deadline(uid);
         Ok(out)
     }
-}
-
-/// The MD5s of a batch's bodies, computed together before any entry is validated: natively side
-/// by side (`md5_lanes`: sixteen lanes of AVX-512 where the CPU has it, else pairs).
-/// `check_batch_shape` allowed at most ten entries; the digest of an entry that then fails is
-/// not used.
-#[cfg(not(target_arch = "wasm32"))]
-fn batch_md5s(entries: &[SendMessageRequest]) -> [Option<[u8; 16]>; 10] {
-    let mut bodies: [&[u8]; 10] = [&[]; 10];
-    for (b, entry) in bodies.iter_mut().zip(entries) {
-        *b = entry.message_body.as_deref().unwrap_or_default().as_bytes();
-    }
-    let n = entries.len().min(10);
-    let mut md5s = [[0u8; 16]; 10];
-    if let (Some(bodies), Some(md5s)) = (bodies.get(..n), md5s.get_mut(..n)) {
-        crate::md5_lanes::md5_each(bodies, md5s);
-    }
-    md5s.map(Some)
-}
-
-/// In the wasm each entry's MD5 is computed as it is enqueued, through the crate: pairs would be
-/// a second MD5 in a package held under a size ceiling.
-#[cfg(target_arch = "wasm32")]
-fn batch_md5s(_: &[SendMessageRequest]) -> [Option<[u8; 16]>; 10] {
-    [None; 10]
 }
 
 /// Whole-request checks every batch action shares: 1–10 entries, ids well-formed and distinct.
