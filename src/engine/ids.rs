@@ -105,58 +105,12 @@ impl IdKeys {
                 &self.rapid_handles,
             )),
             SIP_HANDLE_VERSION => {
-                let word = |at: usize| crate::words::word_at(bytes, at).unwrap_or_default();
-                // The same hash as one write of all 21 bytes (the hasher is a stream); whole
-                // words take its short-write path, cheaper than the general `write`'s
-                // buffering for so few bytes.
                 let mut h = SipHasher13::new_with_keys(self.handles.0, self.handles.1);
-                h.write_u64(word(0));
-                h.write_u64(word(8));
-                h.write(&bytes[16..21]);
+                h.write(&bytes[..21]);
                 Some(h.finish())
             }
             _ => None,
         }
-    }
-
-    /// `handle_mac` of the handle of `version` naming `r`. Natively a version 2 MAC is computed
-    /// from the fields: the bytes were just stored one field at a time, and the hash's word
-    /// loads across those stores waited for them (store forwarding fails), 38 % of the MAC's
-    /// samples. In the wasm this was +0.2 KB and no faster, so there the bytes are hashed.
-    fn handle_mac_of(&self, version: u8, r: Receipt) -> Option<u64> {
-        #[cfg(not(target_arch = "wasm32"))]
-        if version == HANDLE_VERSION {
-            return Some(self.rapid_handle_mac(r));
-        }
-        self.handle_mac(&handle_bytes(version, r))
-    }
-
-    /// `rapidhash_v3_nano_inline::<true, false>` of a version 2 handle's 21 bytes, taken from the
-    /// fields: the crate's steps for an input of 17 to 32 bytes (`rapidhash_nano_core`), its
-    /// little-endian words at 0, 8, 5 and 13 put together from the big-endian fields. A test
-    /// holds it to the crate.
-    #[cfg(not(target_arch = "wasm32"))]
-    fn rapid_handle_mac(&self, r: Receipt) -> u64 {
-        const LEN: u64 = 21;
-        let mix = |a: u64, b: u64| {
-            let p = u128::from(a) * u128::from(b);
-            (p as u64, (p >> 64) as u64)
-        };
-        // The fields' bytes in handle order, read as little-endian words.
-        let (queue, seq, serial) = (
-            r.queue.swap_bytes(),
-            r.seq.swap_bytes(),
-            r.serial.swap_bytes(),
-        );
-        let at0 = u64::from(HANDLE_VERSION) | queue << 8;
-        let at8 = queue >> 56 | seq << 8;
-        let at5 = queue >> 32 | seq << 32;
-        let at13 = seq >> 32 | u64::from(serial) << 32;
-        let s = &self.rapid_handles;
-        let (lo, hi) = mix(at0 ^ s.secrets[2], at8 ^ s.seed);
-        let (a, b) = mix(at5 ^ LEN ^ s.secrets[1], at13 ^ (lo ^ hi));
-        let (lo, hi) = mix(a ^ 0xaaaa_aaaa_aaaa_aaaa, b ^ s.secrets[1] ^ LEN);
-        lo ^ hi
     }
 
     /// A receipt handle naming the queue incarnation, the message and the delivery. Inline, not
@@ -165,19 +119,9 @@ impl IdKeys {
         self.receipt_handle_of_version(receipt, HANDLE_VERSION)
     }
 
-    /// Natively the whole text is encoded from words: the prefix `AQEB` is the base64 of the
-    /// bytes 1, 1, 1, and after those three bytes every field starts on a 32-bit boundary
-    /// (`handle_words`), so the fields go into the encoder as they are, in registers.
-    #[cfg(not(target_arch = "wasm32"))]
-    fn receipt_handle_of_version(&self, receipt: Receipt, version: u8) -> ReceiptHandleText {
-        let mac = self.handle_mac_of(version, receipt).unwrap_or_default();
-        crate::base64url::encode_words(handle_words(version, receipt, mac))
-    }
-
-    #[cfg(target_arch = "wasm32")]
     fn receipt_handle_of_version(&self, receipt: Receipt, version: u8) -> ReceiptHandleText {
         let mut bytes = handle_bytes(version, receipt);
-        let mac = self.handle_mac_of(version, receipt).unwrap_or_default();
+        let mac = self.handle_mac(&bytes).unwrap_or_default();
         bytes[21..29].copy_from_slice(&mac.to_be_bytes());
         let mut text = [0u8; HANDLE_LEN];
         text[..HANDLE_PREFIX.len()].copy_from_slice(HANDLE_PREFIX.as_bytes());
@@ -187,25 +131,6 @@ impl IdKeys {
 
     /// Decode a receipt handle; `None` for anything this engine did not mint. Handles of
     /// version 1, minted by earlier builds, stay valid across an upgrade.
-    #[cfg(not(target_arch = "wasm32"))]
-    pub(crate) fn parse_receipt_handle(&self, handle: &str) -> Option<Receipt> {
-        // The whole text, prefix included (see `handle_words`). Refuses any other length:
-        // every handle this engine mints has exactly this one.
-        let [w0, w1, w2, mac] = crate::base64url::decode_words::<32>(handle.as_bytes())?;
-        if w0 >> 40 != PREFIX_BYTES {
-            return None;
-        }
-        let receipt = Receipt {
-            queue: w0 << 32 | w1 >> 32,
-            seq: w1 << 32 | w2 >> 32,
-            serial: w2 as u32,
-        };
-        (self.handle_mac_of((w0 >> 32) as u8, receipt)? == mac).then_some(receipt)
-    }
-
-    /// The wasm reads the fields from the decoded bytes: the words (above) were +0.2 KB there
-    /// and no faster (BENCHMARKS.md "Native engine → Thirteenth session").
-    #[cfg(target_arch = "wasm32")]
     pub(crate) fn parse_receipt_handle(&self, handle: &str) -> Option<Receipt> {
         let b64 = handle.strip_prefix(HANDLE_PREFIX)?;
         // Refuses any other length: every handle this engine mints has exactly this one.
@@ -222,24 +147,8 @@ impl IdKeys {
     }
 }
 
-/// A handle's first 21 bytes, before its MAC.
-/// A handle's 32 bytes as big-endian words: the prefix's three bytes (`PREFIX_BYTES`), the
-/// version, then the queue, the sequence, the serial and the MAC. The prefix puts each field
-/// on a 32-bit boundary.
-#[cfg(not(target_arch = "wasm32"))]
-fn handle_words(version: u8, r: Receipt, mac: u64) -> [u64; 4] {
-    [
-        PREFIX_BYTES << 40 | u64::from(version) << 32 | r.queue >> 32,
-        r.queue << 32 | r.seq >> 32,
-        r.seq << 32 | u64::from(r.serial),
-        mac,
-    ]
-}
-
-/// The bytes whose base64 is `HANDLE_PREFIX`: 1, 1, 1.
-#[cfg(not(target_arch = "wasm32"))]
-const PREFIX_BYTES: u64 = 0x01_0101;
-
+/// A handle's first 21 bytes, before its MAC: the version, then the queue, the sequence and
+/// the serial, big-endian.
 fn handle_bytes(version: u8, r: Receipt) -> [u8; RAW_LEN] {
     let mut bytes = [0u8; RAW_LEN];
     bytes[0] = version;
@@ -407,61 +316,6 @@ mod tests {
             keys.receipt_handle(r).as_str(),
             "AQEBAgAAAAAAAAADAAAAAAAAAAEAAAABdGfq-Oi8GVo"
         );
-    }
-
-    /// The version 2 MAC computed from the fields is the crate's hash of the handle's bytes.
-    /// A receipt whose queue and sequence have any number of significant bits, so that every
-    /// byte of a handle's fields is exercised.
-    fn receipt_of_any_size(next: &mut impl FnMut() -> u64) -> Receipt {
-        Receipt {
-            queue: next() >> (next() % 64),
-            seq: next() >> (next() % 64),
-            serial: next() as u32,
-        }
-    }
-
-    #[test]
-    fn the_prefix_is_the_base64_of_its_three_bytes() {
-        use base64::Engine as _;
-        let bytes = PREFIX_BYTES.to_be_bytes();
-        let text = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&bytes[5..]);
-        assert_eq!(text, HANDLE_PREFIX);
-    }
-
-    /// The words' handle is the text minted from the bytes, as the wasm does it.
-    #[test]
-    fn handles_from_words_are_the_texts_from_bytes() {
-        let keys = IdKeys::new(5, "us-east-1");
-        let mut next = xorshift();
-        for _ in 0..2_000 {
-            let r = receipt_of_any_size(&mut next);
-            for version in [HANDLE_VERSION, SIP_HANDLE_VERSION] {
-                let mut bytes = handle_bytes(version, r);
-                let mac = keys.handle_mac(&bytes).unwrap();
-                bytes[21..29].copy_from_slice(&mac.to_be_bytes());
-                let mut text = HANDLE_PREFIX.as_bytes().to_vec();
-                text.resize(HANDLE_LEN, 0);
-                crate::base64url::encode(&bytes, &mut text[HANDLE_PREFIX.len()..]);
-                let minted = keys.receipt_handle_of_version(r, version);
-                assert_eq!(minted.as_bytes(), &text[..]);
-                assert_eq!(keys.parse_receipt_handle(&minted), Some(r));
-            }
-        }
-    }
-
-    #[test]
-    fn rapid_handle_macs_are_the_crates_hash_of_the_bytes() {
-        let mut next = xorshift();
-        for seed in 0..20 {
-            let keys = IdKeys::new(seed, "us-east-1");
-            for _ in 0..500 {
-                let r = receipt_of_any_size(&mut next);
-                let bytes = handle_bytes(HANDLE_VERSION, r);
-                let want =
-                    rapidhash_v3_nano_inline::<true, false>(&bytes[..21], &keys.rapid_handles);
-                assert_eq!(keys.handle_mac_of(HANDLE_VERSION, r), Some(want), "{r:?}");
-            }
-        }
     }
 
     /// Every bit of a version 2 handle is covered: flipping any one is refused.
