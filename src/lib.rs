@@ -29,11 +29,7 @@ pub mod maps;
 pub mod model;
 pub mod protocol;
 pub mod service;
-#[cfg(all(target_arch = "x86_64", not(target_arch = "wasm32")))]
-mod text_image;
 pub mod validate;
-#[cfg(all(target_arch = "x86_64", not(target_arch = "wasm32")))]
-mod vbmi;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 mod words;
