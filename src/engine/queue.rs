@@ -627,16 +627,6 @@ impl Queue {
     /// Remove a message for good (deleted, expired, purged, or its queue deleted). As `remove`,
     /// but nothing is given back.
     pub(crate) fn discard(&mut self, seq: u64, now: u64, how: Removal, j: &mut Journal) -> bool {
-        if cfg!(not(target_arch = "wasm32")) && !j.observe {
-            // What the indexes need is taken where the message lies, and the rest dropped there
-            // (`Messages::take`). Natively only: in the wasm this second way out made the
-            // package 0.3 KB larger gzipped.
-            let Some(indexed) = self.messages.take(&seq, Indexed::of) else {
-                return false;
-            };
-            self.unindexed(indexed, j);
-            return true;
-        }
         let Some(msg) = self.unindex(seq, j) else {
             return false;
         };
@@ -654,7 +644,6 @@ impl Queue {
     }
 
     /// Take a message that has left the store out of every index.
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn unindexed(&mut self, msg: Indexed, j: &mut Journal) {
         let seq = msg.seq;
         if let Some(id) = msg.kept_id {

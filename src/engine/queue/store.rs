@@ -191,7 +191,6 @@ impl Runs {
     }
 
     /// Where the message with sequence `seq` lies, if it is here.
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn find(&self, seq: u64) -> Option<Found> {
         let place = self.locate(seq)?;
         let newest = self.ends.map(|e| e.1) == Some(place);
@@ -205,7 +204,6 @@ impl Runs {
 
     /// Take out the message `find` found. Deletes mostly take the oldest message; `remove` is
     /// the general shifting code.
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn take_at(&mut self, found: Found) -> Option<Message> {
         let run = self.run_mut(found.place.1)?;
         let msg = if found.i == 0 {
@@ -221,7 +219,6 @@ impl Runs {
 
     /// After a message left the run filed as `place`: an emptied run is dropped, and a run
     /// left mostly empty gives its memory back.
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn removed(&mut self, place: (u64, u64), newest: bool) {
         let Some(run) = self.run_mut(place.1) else {
             return;
@@ -332,23 +329,8 @@ impl Messages {
         runs.take_at(found)
     }
 
-    /// Take a message out, `f` reading it where it lies first: a caller that keeps a few of
-    /// its fields (a delete) never copies the whole message. Returned through three functions,
-    /// its 104 bytes were copied each time, re-read in pieces that straddled the stores that
-    /// wrote them, and those loads waited (a fifth of a delete's samples, perf, seventeenth
-    /// session); handed to `f` by value, it was still copied once, and one load of that copy
-    /// waited (a quarter of `Queue::discard`'s samples, nineteenth session).
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-    pub(crate) fn take<R>(&mut self, seq: &u64, f: impl FnOnce(&Message) -> R) -> Option<R> {
-        let (runs, found) = self.find(*seq)?;
-        let out = runs.at(found).map(f);
-        runs.take_at(found);
-        out
-    }
-
     /// The runs holding `seq` and where in them; a message leaving `others` leaves its age
     /// index here.
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn find(&mut self, seq: u64) -> Option<(&mut Runs, Found)> {
         if let Some(found) = self.ordered.find(seq) {
             return Some((&mut self.ordered, found));
@@ -450,12 +432,7 @@ mod tests {
                     let keys: Vec<u64> = model.keys().copied().collect();
                     keys[(next() as usize) % keys.len()]
                 };
-                // Both ways out: the message moved out whole, or read and dropped in place.
-                let taken = if step % 2 == 0 {
-                    store.remove(&victim).map(|m| m.sent_at)
-                } else {
-                    store.take(&victim, |m| m.sent_at)
-                };
+                let taken = store.remove(&victim).map(|m| m.sent_at);
                 assert_eq!(taken, model.remove(&victim));
             }
             assert_eq!(
