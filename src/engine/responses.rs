@@ -101,17 +101,10 @@ pub(crate) fn push_entry<'a, T: Default>(
     entry
 }
 
-/// `list.push(make())`, but with room made first, so that `make`'s value can be written straight
-/// into the list: `push` computes it on the stack and copies it in (a `memcpy` call for
-/// entries of ~200 bytes, once a message).
+/// `list.push(make())`, and the entry just pushed, for the caller to fill in place.
 pub(crate) fn push_with<T>(list: &mut Vec<T>, make: impl FnOnce() -> T) -> &mut T {
     let at = list.len();
-    if cfg!(target_arch = "wasm32") {
-        // Size over speed there: `extend`'s code for each entry type is larger than `push`'s.
-        list.push(make());
-    } else {
-        list.extend(std::iter::once_with(make));
-    }
+    list.push(make());
     &mut list[at]
 }
 
