@@ -343,8 +343,8 @@ impl Engine {
                 id,
                 |e: &mut SendMessageBatchResultEntry| &mut e.id,
             );
-            let sent = validate_send(q, entry, true)
-                .and_then(|v| e.enqueue(q, ctx, v, &mut slot.result));
+            let sent =
+                validate_send(q, entry, true).and_then(|v| e.enqueue(q, ctx, v, &mut slot.result));
             if let Err(e) = sent {
                 out.successful.pop();
                 out.failed.push(BatchResultErrorEntry::new(id, &e));
