@@ -1,12 +1,11 @@
 //! Unpadded URL-safe base64 (RFC 4648 §5) of fixed-length byte strings: receipt handles.
 //!
 //! Every received message gets a handle encoded and every delete or visibility change decodes
-//! one. The `base64` crate's engine is built for inputs of any length: for a handle's 29 bytes
-//! its chunk and tail bookkeeping cost ~270 instructions to encode and ~450 to decode, a tenth of
-//! a native batched send → receive → delete cycle (BENCHMARKS.md, "Native engine → Eighth
-//! session"). Here the lengths are constants, so the loops unroll to table lookups. The
-//! `base64` crate stays the reference: the tests check these against it byte for byte, and
-//! every other base64 in the engine (binary attribute values) goes through it.
+//! one. The `base64` crate's engine is built for inputs of any length, and for a handle's 29
+//! bytes its chunk and tail bookkeeping costs more than the encoding itself. Here the lengths are
+//! constants, so the loops unroll to table lookups. The `base64` crate stays the reference: the
+//! tests check these against it byte for byte, and every other base64 in the engine (binary
+//! attribute values) goes through it.
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 

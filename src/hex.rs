@@ -42,8 +42,7 @@ pub(crate) fn uuid_text(v: u128) -> ArrayString<36> {
     let ([e6, e7], [e8, e9], [ea, eb]) = (p(13), p(14), p(15));
     // The 8-4-4-4-12 text as one array of its bytes: every byte is given, so nothing is filled
     // first. In the wasm (opt-level z, bulk memory) a fill and each copy of the text is a call
-    // that V8 runs out of line; a loop into a dash-filled array, then masked and copied, made this
-    // 3.5 % of the package's batched cycle (cpu-prof, named wasm).
+    // that V8 runs out of line.
     let text = [
         a0, a1, a2, a3, a4, a5, a6, a7, b'-', b0, b1, b2, b3, b'-', c0, c1, c2, c3, b'-', d0, d1,
         d2, d3, b'-', e0, e1, e2, e3, e4, e5, e6, e7, e8, e9, ea, eb,
@@ -67,12 +66,10 @@ pub(crate) fn write(bytes: &[u8], out: &mut [u8]) {
 
 /// An inline string of `N` ASCII bytes, made ASCII rather than validated as UTF-8.
 ///
-/// For texts written from ASCII tables (hex digits, dashes, the base64 alphabet):
-/// `ArrayString::from_byte_string` ran the full UTF-8 validation on each, 4 % of a native batched
-/// cycle. `is_ascii` after it still cost ~190 instructions of a cycle's ~6,600 per message (three
-/// texts a message, each an early-exit loop LLVM runs about a byte at a time); clearing every
-/// byte's high bit is branch-free and vectorises, and leaves the texts the tables wrote as they
-/// are. A byte that was not ASCII (no caller writes one; debug builds assert it) would come out
+/// For texts written from ASCII tables (hex digits, dashes, the base64 alphabet), three a
+/// message: `ArrayString::from_byte_string` would run the full UTF-8 validation on each, and
+/// `is_ascii` is an early-exit loop run about a byte at a time; clearing every byte's high bit is
+/// branch-free, and leaves the texts the tables wrote as they are. A byte that was not ASCII (no caller writes one; debug builds assert it) would come out
 /// as another ASCII byte, never as invalid UTF-8.
 pub(crate) fn ascii_text<const N: usize>(bytes: &[u8; N]) -> ArrayString<N> {
     debug_assert!(bytes.is_ascii(), "only ASCII tables write these texts");

@@ -13,7 +13,7 @@ use std::hash::Hasher;
 /// that does not match its derivation costs its message a boxed override).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum IdScheme {
-    /// SipHash-1-3 of the sequence: every build up to the tenth session.
+    /// SipHash-1-3 of the sequence: the stores of earlier builds.
     Sip13,
     /// Two rapidhash v3 (nano) words of the sequence: ~40 instructions for what SipHash did in
     /// ~200, and ids are derived on every send and every receive. An id needs to be unique
@@ -181,8 +181,7 @@ pub(crate) struct Receipt {
 }
 
 /// `8-4-4-4-12` lower-case hex. Written by hand, a byte (two digits) at a time: every send,
-/// receive, record and event formats an id, and `format!` made this a sixth of the whole
-/// send → receive → delete cycle.
+/// receive, record and event formats an id, and `format!` runs the whole formatter for it.
 pub(crate) fn format_uuid(v: u128) -> String {
     // Not `to_string()`: that runs the formatter (`Display`), a call chain for a plain copy.
     uuid_text(v).as_str().to_owned()

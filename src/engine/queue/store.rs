@@ -161,8 +161,8 @@ impl Runs {
         let Some(run) = self.run_mut(slot) else {
             return;
         };
-        // Sends append to the newest run: its last message is looked at before a binary search,
-        // which was a fifth of `Queue::insert`'s time.
+        // Sends append to the newest run: its last message is looked at before a binary
+        // search.
         let i = match run.back() {
             Some(last) if last.seq < seq => run.len(),
             _ => run.partition_point(|m| m.seq < seq),
