@@ -45,6 +45,8 @@ use serde_json::Value;
 
 // Also read by `import.rs`: a transferred message travels in the record encoding.
 pub(super) mod codec;
+#[cfg(test)]
+mod id_scheme_tests;
 mod reader;
 #[cfg(test)]
 mod tests;
