@@ -17,7 +17,6 @@
 //! answers, and [`Service::restore`] rebuilds the state from those records.
 #![warn(missing_docs)]
 
-mod base64url;
 pub mod changes;
 pub mod context;
 pub mod digest;

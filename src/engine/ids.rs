@@ -4,6 +4,8 @@
 //! without persisting generator state: the counters are in the records, the key is the seed.
 
 use arrayvec::ArrayString;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD as BASE64;
+use base64::Engine as _;
 use rapidhash::v3::{rapidhash_v3_nano_inline, RapidSecrets};
 use siphasher::sip128::{Hasher128, SipHasher13};
 use std::hash::Hasher;
@@ -125,7 +127,8 @@ impl IdKeys {
         bytes[21..29].copy_from_slice(&mac.to_be_bytes());
         let mut text = [0u8; HANDLE_LEN];
         text[..HANDLE_PREFIX.len()].copy_from_slice(HANDLE_PREFIX.as_bytes());
-        crate::base64url::encode(&bytes, &mut text[HANDLE_PREFIX.len()..]);
+        // Cannot fail: the text has exactly the room the encoding of RAW_LEN bytes takes.
+        let _ = BASE64.encode_slice(bytes, &mut text[HANDLE_PREFIX.len()..]);
         crate::hex::ascii_text(&text)
     }
 
@@ -133,8 +136,16 @@ impl IdKeys {
     /// version 1, minted by earlier builds, stay valid across an upgrade.
     pub(crate) fn parse_receipt_handle(&self, handle: &str) -> Option<Receipt> {
         let b64 = handle.strip_prefix(HANDLE_PREFIX)?;
-        // Refuses any other length: every handle this engine mints has exactly this one.
-        let bytes = crate::base64url::decode::<RAW_LEN>(b64.as_bytes())?;
+        // Refuses any other length, padding, symbols outside the URL-safe alphabet and a last
+        // symbol with bits set beyond the data (the engine's default strictness), so a handle has
+        // exactly one text.
+        if b64.len() != HANDLE_LEN - HANDLE_PREFIX.len() {
+            return None;
+        }
+        let mut bytes = [0u8; RAW_LEN];
+        if BASE64.decode_slice(b64, &mut bytes).ok()? != RAW_LEN {
+            return None;
+        }
         let mac = u64::from_be_bytes(bytes[21..29].try_into().ok()?);
         if mac != self.handle_mac(&bytes)? {
             return None;
@@ -165,7 +176,7 @@ const HANDLE_VERSION: u8 = 2;
 const SIP_HANDLE_VERSION: u8 = 1;
 const RAW_LEN: usize = 29;
 /// The prefix and the unpadded base64 of RAW_LEN bytes.
-const HANDLE_LEN: usize = HANDLE_PREFIX.len() + crate::base64url::encoded_len(RAW_LEN);
+const HANDLE_LEN: usize = HANDLE_PREFIX.len() + (RAW_LEN * 4).div_ceil(3);
 
 /// A receipt handle's text.
 pub type ReceiptHandleText = ArrayString<HANDLE_LEN>;
@@ -236,7 +247,6 @@ mod tests {
     /// A version 1 handle as first written: the SipHash MAC as one streaming write of all 21
     /// bytes.
     fn reference_handle(keys: &IdKeys, r: Receipt) -> String {
-        use base64::Engine as _;
         let mut bytes = [0u8; RAW_LEN];
         bytes[0] = SIP_HANDLE_VERSION;
         bytes[1..9].copy_from_slice(&r.queue.to_be_bytes());
@@ -245,7 +255,7 @@ mod tests {
         let mut h = SipHasher13::new_with_keys(keys.handles.0, keys.handles.1);
         h.write(&bytes[..21]);
         bytes[21..29].copy_from_slice(&h.finish().to_be_bytes());
-        let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes);
+        let b64 = BASE64.encode(bytes);
         format!("{HANDLE_PREFIX}{b64}")
     }
 
@@ -331,15 +341,49 @@ mod tests {
             let handle = keys.receipt_handle(r);
             assert_eq!(keys.parse_receipt_handle(&handle), Some(r));
             let b64 = &handle[HANDLE_PREFIX.len()..];
-            let raw = crate::base64url::decode::<RAW_LEN>(b64.as_bytes()).unwrap();
+            let raw: [u8; RAW_LEN] = BASE64.decode(b64).unwrap().try_into().unwrap();
             for bit in 0..RAW_LEN * 8 {
                 let mut bytes = raw;
                 bytes[bit / 8] ^= 1 << (bit % 8);
                 let mut text = [0u8; HANDLE_LEN];
                 text[..HANDLE_PREFIX.len()].copy_from_slice(HANDLE_PREFIX.as_bytes());
-                crate::base64url::encode(&bytes, &mut text[HANDLE_PREFIX.len()..]);
+                BASE64
+                    .encode_slice(bytes, &mut text[HANDLE_PREFIX.len()..])
+                    .unwrap();
                 let flipped = std::str::from_utf8(&text).unwrap();
                 assert_eq!(keys.parse_receipt_handle(flipped), None, "bit {bit}");
+            }
+        }
+    }
+
+    /// A handle has exactly one text: the same bytes spelled with the last symbol's two spare
+    /// bits set, with padding, or in standard base64's alphabet are refused.
+    #[test]
+    fn handles_have_exactly_one_text() {
+        const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+        let keys = IdKeys::new(3, "us-east-1");
+        let mut next = xorshift();
+        for _ in 0..200 {
+            let r = Receipt {
+                queue: next() % 1000,
+                seq: next(),
+                serial: next() as u32,
+            };
+            let handle = keys.receipt_handle(r).to_string();
+            assert_eq!(keys.parse_receipt_handle(&handle), Some(r));
+            let last = *handle.as_bytes().last().unwrap();
+            let value = ALPHABET.iter().position(|&c| c == last).unwrap();
+            assert_eq!(value & 3, 0, "the spare bits of {handle}");
+            for spare in 1..4 {
+                let mut other = handle.clone();
+                other.pop();
+                other.push(char::from(ALPHABET[value | spare]));
+                assert_eq!(keys.parse_receipt_handle(&other), None, "{other}");
+            }
+            assert_eq!(keys.parse_receipt_handle(&format!("{handle}=")), None);
+            let standard = handle.replace('-', "+").replace('_', "/");
+            if standard != handle {
+                assert_eq!(keys.parse_receipt_handle(&standard), None);
             }
         }
     }
