@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The package's cycle, several packages alternately, CPU time (bench/cycle-cpu.mjs); prints the
-# median and every round per package and workload. BENCHMARKS.md "wasm package → Fifth session".
+# median and every round per package and workload.
 #
 #   scripts/bench-cpu-ab.sh ROUNDS MODE PKG_DIR...     (MODE: default | nostorage | memory)
 set -euo pipefail

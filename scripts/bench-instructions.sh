@@ -43,8 +43,8 @@ count() { # binary path config cycles
 printf '%-12s %-16s' path config
 for b in "${bins[@]}"; do printf ' %14s' "$(basename "$b" | cut -c1-14)"; done
 printf '\n'
-# typed-kept only in binaries from the nineteenth session on (older ones run their default
-# path for it, so their column there is not comparable).
+# A binary whose bench predates a path runs its default path for it: that column is then not
+# comparable.
 for path in typed-kept typed-lent typed json; do
   for config in in-memory persist+observe; do
     printf '%-12s %-16s' "$path" "$config"

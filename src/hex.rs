@@ -6,52 +6,11 @@
 
 use arrayvec::ArrayString;
 
-#[cfg(all(target_arch = "x86_64", not(target_arch = "wasm32")))]
-mod ssse3;
-#[cfg(all(target_arch = "x86_64", not(target_arch = "wasm32")))]
-mod wide;
-
-/// The lower-case hex of `bytes`, as text: a stored MD5's. In one register (`wide`) on a CPU
-/// with AVX-512 VBMI, else in two (`ssse3`) on any x86-64 CPU of the last twenty years.
-#[inline]
+/// The lower-case hex of `bytes`, as text: a stored MD5's.
 pub(crate) fn hex16(bytes: &[u8; 16]) -> ArrayString<32> {
-    #[cfg(target_arch = "x86_64")]
-    if crate::vbmi::available() {
-        // SAFETY: the CPU has what `wide` needs (checked just above).
-        return unsafe { wide::hex16(u128::from_le_bytes(*bytes)) };
-    }
-    #[cfg(target_arch = "x86_64")]
-    if ssse3::available() {
-        // SAFETY: the CPU has what `ssse3` needs (checked just above).
-        return unsafe { ssse3::hex16(bytes) };
-    }
-    hex16_scalar(bytes)
-}
-
-// Out of line: inlined, it made the dispatching function save five registers before it looked
-// at the CPU, on every call that then took a vector path.
-#[inline(never)]
-fn hex16_scalar(bytes: &[u8; 16]) -> ArrayString<32> {
     let mut out = [0u8; 32];
     write(bytes, &mut out);
     ascii_text(&out)
-}
-
-/// The 8-4-4-4-12 lower-case hex text of `v` (a MessageId), most significant byte first. In
-/// one register (`wide`) on a CPU with AVX-512 VBMI, else in two (`ssse3`).
-#[inline]
-pub(crate) fn uuid_text(v: u128) -> ArrayString<36> {
-    #[cfg(target_arch = "x86_64")]
-    if crate::vbmi::available() {
-        // SAFETY: the CPU has what `wide` needs (checked just above).
-        return unsafe { wide::uuid_text(v) };
-    }
-    #[cfg(target_arch = "x86_64")]
-    if ssse3::available() {
-        // SAFETY: the CPU has what `ssse3` needs (checked just above).
-        return unsafe { ssse3::uuid_text(v) };
-    }
-    uuid_text_scalar(v)
 }
 
 /// `PAIRS[b]` is the two lower-case hex digits of `b`.
@@ -72,9 +31,8 @@ pub(crate) fn pair(b: u8) -> [u8; 2] {
     PAIRS[usize::from(b)]
 }
 
-// Out of line for the reason `hex16_scalar` is.
-#[inline(never)]
-fn uuid_text_scalar(v: u128) -> ArrayString<36> {
+/// The 8-4-4-4-12 lower-case hex text of `v` (a MessageId), most significant byte first.
+pub(crate) fn uuid_text(v: u128) -> ArrayString<36> {
     let b = v.to_be_bytes();
     let p = |i: usize| pair(b[i]);
     let ([a0, a1], [a2, a3], [a4, a5], [a6, a7]) = (p(0), p(1), p(2), p(3));
@@ -84,8 +42,7 @@ fn uuid_text_scalar(v: u128) -> ArrayString<36> {
     let ([e6, e7], [e8, e9], [ea, eb]) = (p(13), p(14), p(15));
     // The 8-4-4-4-12 text as one array of its bytes: every byte is given, so nothing is filled
     // first. In the wasm (opt-level z, bulk memory) a fill and each copy of the text is a call
-    // that V8 runs out of line; a loop into a dash-filled array, then masked and copied, made this
-    // 3.5 % of the package's batched cycle (cpu-prof, named wasm).
+    // that V8 runs out of line.
     let text = [
         a0, a1, a2, a3, a4, a5, a6, a7, b'-', b0, b1, b2, b3, b'-', c0, c1, c2, c3, b'-', d0, d1,
         d2, d3, b'-', e0, e1, e2, e3, e4, e5, e6, e7, e8, e9, ea, eb,
@@ -109,12 +66,10 @@ pub(crate) fn write(bytes: &[u8], out: &mut [u8]) {
 
 /// An inline string of `N` ASCII bytes, made ASCII rather than validated as UTF-8.
 ///
-/// For texts written from ASCII tables (hex digits, dashes, the base64 alphabet):
-/// `ArrayString::from_byte_string` ran the full UTF-8 validation on each, 4 % of a native batched
-/// cycle. `is_ascii` after it still cost ~190 instructions of a cycle's ~6,600 per message (three
-/// texts a message, each an early-exit loop LLVM runs about a byte at a time); clearing every
-/// byte's high bit is branch-free and vectorises, and leaves the texts the tables wrote as they
-/// are. A byte that was not ASCII (no caller writes one; debug builds assert it) would come out
+/// For texts written from ASCII tables (hex digits, dashes, the base64 alphabet), three a
+/// message: `ArrayString::from_byte_string` would run the full UTF-8 validation on each, and
+/// `is_ascii` is an early-exit loop run about a byte at a time; clearing every byte's high bit is
+/// branch-free, and leaves the texts the tables wrote as they are. A byte that was not ASCII (no caller writes one; debug builds assert it) would come out
 /// as another ASCII byte, never as invalid UTF-8.
 pub(crate) fn ascii_text<const N: usize>(bytes: &[u8; N]) -> ArrayString<N> {
     debug_assert!(bytes.is_ascii(), "only ASCII tables write these texts");
@@ -125,23 +80,10 @@ pub(crate) fn ascii_text<const N: usize>(bytes: &[u8; N]) -> ArrayString<N> {
     ArrayString::from(text).unwrap_or_default()
 }
 
-/// Clears every byte's high bit. Natively a byte loop, which LLVM vectorises; in the wasm
-/// (opt-level z, no SIMD) that loop ran a byte at a time, ~300 instructions for a MessageId's
-/// text, so there the bytes go eight to a word (natively the word form measured 280
-/// instructions a message more: it stopped the vectoriser).
+/// Clears every byte's high bit, eight bytes to a word: the wasm has no SIMD, and a byte loop
+/// there ran a byte at a time, ~300 instructions for a MessageId's text.
 #[inline(always)]
-fn clear_high_bits<const N: usize>(bytes: &mut [u8; N]) {
-    if cfg!(target_arch = "wasm32") {
-        clear_high_bits_by_words(bytes);
-    } else {
-        for b in bytes {
-            *b &= 0x7f;
-        }
-    }
-}
-
-#[inline(always)]
-fn clear_high_bits_by_words(bytes: &mut [u8]) {
+fn clear_high_bits(bytes: &mut [u8]) {
     let mut at = 0;
     while at + 8 <= bytes.len() {
         if let Some(w) = bytes
@@ -159,15 +101,15 @@ fn clear_high_bits_by_words(bytes: &mut [u8]) {
 
 #[cfg(test)]
 mod tests {
-    /// The wasm's form of `clear_high_bits`, on every length a text has and around it.
+    /// `clear_high_bits`, on every length a text has and around it.
     #[test]
-    fn clearing_high_bits_by_words_clears_each_byte_and_nothing_else() {
+    fn clearing_high_bits_clears_each_byte_and_nothing_else() {
         for len in 0..=45 {
             let bytes: Vec<u8> = (0..len)
                 .map(|i| (i as u8).wrapping_mul(37) ^ 0xa5)
                 .collect();
             let mut words = bytes.clone();
-            super::clear_high_bits_by_words(&mut words);
+            super::clear_high_bits(&mut words);
             let each: Vec<u8> = bytes.iter().map(|b| b & 0x7f).collect();
             assert_eq!(words, each, "length {len}");
         }
@@ -175,66 +117,23 @@ mod tests {
 
     use super::*;
 
-    type Hex16 = fn(&[u8; 16]) -> ArrayString<32>;
-    type Uuid = fn(u128) -> ArrayString<36>;
-
-    /// `hex16` and `uuid_text` as they dispatch, and each path they can take on this machine.
-    fn paths() -> Vec<(&'static str, Hex16, Uuid)> {
-        let mut paths: Vec<(&str, Hex16, Uuid)> = vec![
-            ("dispatch", hex16, uuid_text),
-            ("scalar", hex16_scalar, uuid_text_scalar),
-        ];
-        #[cfg(target_arch = "x86_64")]
-        if crate::vbmi::available() {
-            paths.push((
-                "avx512vbmi",
-                // SAFETY: the CPU has what `wide` needs (checked just above).
-                |b| unsafe { wide::hex16(u128::from_le_bytes(*b)) },
-                |v| unsafe { wide::uuid_text(v) },
-            ));
-        }
-        #[cfg(target_arch = "x86_64")]
-        if ssse3::available() {
-            paths.push((
-                "ssse3",
-                // SAFETY: the CPU has what `ssse3` needs (checked just above).
-                |b| unsafe { ssse3::hex16(b) },
-                |v| unsafe { ssse3::uuid_text(v) },
-            ));
-        }
-        paths
-    }
-
     proptest::proptest! {
-        /// Every path writes what `format!` writes.
+        /// `hex16` and `uuid_text` write what `format!` writes.
         #[test]
-        fn every_path_writes_the_hex_format_writes(v in proptest::prelude::any::<u128>()) {
+        fn writes_the_hex_format_writes(v in proptest::prelude::any::<u128>()) {
             let bytes = v.to_le_bytes();
             let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
             let b = format!("{v:032x}");
             let uuid = format!("{}-{}-{}-{}-{}", &b[..8], &b[8..12], &b[12..16], &b[16..20], &b[20..]);
-            for (path, hex16, uuid_text) in paths() {
-                let (h, u) = (hex16(&bytes), uuid_text(v));
-                proptest::prop_assert_eq!(h.as_str(), hex.as_str(), "{}", path);
-                proptest::prop_assert_eq!(u.as_str(), uuid.as_str(), "{}", path);
-            }
+            let (h, u) = (hex16(&bytes), uuid_text(v));
+            proptest::prop_assert_eq!(h.as_str(), hex.as_str());
+            proptest::prop_assert_eq!(u.as_str(), uuid.as_str());
         }
     }
 
-    /// Where the machine has AVX-512 VBMI or SSSE3 the test above holds that vector code to
-    /// `format!`; this says whether it did.
+    /// The digits' edges (0, 9, a, f in each nibble) and the dashes' neighbours.
     #[test]
-    #[cfg(target_arch = "x86_64")]
-    fn the_vector_paths_are_tested_where_the_cpu_has_them() {
-        let names: Vec<&str> = paths().iter().map(|p| p.0).collect();
-        assert_eq!(names.contains(&"avx512vbmi"), crate::vbmi::available());
-        assert_eq!(names.contains(&"ssse3"), ssse3::available());
-    }
-
-    /// The digits' edges (0, 9, a, f in each nibble) and the dashes' neighbours, where a
-    /// shuffle index one off would show.
-    #[test]
-    fn every_path_writes_nibble_edges_and_dash_neighbours() {
+    fn writes_nibble_edges_and_dash_neighbours() {
         for v in [
             0u128,
             u128::MAX,
@@ -251,10 +150,8 @@ mod tests {
                 &b[20..]
             );
             let hex: String = v.to_le_bytes().iter().map(|x| format!("{x:02x}")).collect();
-            for (path, hex16, uuid_text) in paths() {
-                assert_eq!(uuid_text(v).as_str(), uuid, "{path}");
-                assert_eq!(hex16(&v.to_le_bytes()).as_str(), hex, "{path}");
-            }
+            assert_eq!(uuid_text(v).as_str(), uuid);
+            assert_eq!(hex16(&v.to_le_bytes()).as_str(), hex);
         }
     }
 

@@ -17,7 +17,6 @@
 //! answers, and [`Service::restore`] rebuilds the state from those records.
 #![warn(missing_docs)]
 
-mod base64url;
 pub mod changes;
 pub mod context;
 pub mod digest;
@@ -26,18 +25,12 @@ pub mod error;
 pub mod events;
 mod hex;
 pub mod maps;
-#[cfg(not(target_arch = "wasm32"))]
-mod md5_lanes;
 pub mod model;
 pub mod protocol;
 pub mod service;
 #[cfg(feature = "test-hooks")]
 mod test_hooks;
-#[cfg(all(target_arch = "x86_64", not(target_arch = "wasm32")))]
-mod text_image;
 pub mod validate;
-#[cfg(all(target_arch = "x86_64", not(target_arch = "wasm32")))]
-mod vbmi;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 mod words;

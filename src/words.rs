@@ -1,9 +1,8 @@
 //! Byte slices read eight bytes at a time.
 //!
 //! `[u8; 8]::copy_from_slice(chunk)` stays a call at the wasm's opt-level z, and that call is a
-//! `memory.copy`, which V8 runs out of line: for eight bytes it cost more than the test the word
-//! was read for (`core::slice::copy_from_slice_impl` was 5.5 % of a batched cycle in the
-//! package's cpu-prof, sixth session). Converting the slice to `&[u8; 8]` is one load.
+//! `memory.copy`, which V8 runs out of line: for eight bytes it costs more than the test the word
+//! is read for. Converting the slice to `&[u8; 8]` is one load.
 
 /// The little-endian word in `chunk`, which must be exactly eight bytes long.
 #[inline(always)]

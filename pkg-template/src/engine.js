@@ -154,8 +154,9 @@ export class Engine {
       // The default is an in-memory store private to this engine. A MemoryStorage made here could
       // never be read: nothing outside holds it, and the engine reads its storage back only to
       // rebuild after a failed commit, which a MemoryStorage never has. Encoding every change into
-      // it was ~40 % of a single cycle for nothing (BENCHMARKS.md), so the default is no storage, which behaves the
-      // same. Whoever wants the records (a second engine over them, a test) passes a MemoryStorage.
+      // it would be a large share of every call for nothing, so the default is no storage, which
+      // behaves the same. Whoever wants the records (a second engine over them, a test) passes a
+      // MemoryStorage.
       storage = null,
       timers = true,
       seed,

@@ -6,8 +6,7 @@
 //!
 //! Each borrows its request: an action only reads it (a body is copied into the store from
 //! whatever holds it), and a caller can then keep one request and refill it between calls
-//! rather than build and drop one per call, which was ~5 % of a native batched cycle's
-//! instructions (BENCHMARKS.md, "Native engine → Nineteenth session").
+//! rather than build and drop one per call.
 
 use super::json_in::{self, Request};
 use super::requests::{

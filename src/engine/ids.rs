@@ -4,6 +4,8 @@
 //! without persisting generator state: the counters are in the records, the key is the seed.
 
 use arrayvec::ArrayString;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD as BASE64;
+use base64::Engine as _;
 use rapidhash::v3::{rapidhash_v3_nano_inline, RapidSecrets};
 use siphasher::sip128::{Hasher128, SipHasher13};
 use std::hash::Hasher;
@@ -13,7 +15,7 @@ use std::hash::Hasher;
 /// that does not match its derivation costs its message a boxed override).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum IdScheme {
-    /// SipHash-1-3 of the sequence: every build up to the tenth session.
+    /// SipHash-1-3 of the sequence: the stores of earlier builds.
     Sip13,
     /// Two rapidhash v3 (nano) words of the sequence: ~40 instructions for what SipHash did in
     /// ~200, and ids are derived on every send and every receive. An id needs to be unique
@@ -105,58 +107,12 @@ impl IdKeys {
                 &self.rapid_handles,
             )),
             SIP_HANDLE_VERSION => {
-                let word = |at: usize| crate::words::word_at(bytes, at).unwrap_or_default();
-                // The same hash as one write of all 21 bytes (the hasher is a stream); whole
-                // words take its short-write path, cheaper than the general `write`'s
-                // buffering for so few bytes.
                 let mut h = SipHasher13::new_with_keys(self.handles.0, self.handles.1);
-                h.write_u64(word(0));
-                h.write_u64(word(8));
-                h.write(&bytes[16..21]);
+                h.write(&bytes[..21]);
                 Some(h.finish())
             }
             _ => None,
         }
-    }
-
-    /// `handle_mac` of the handle of `version` naming `r`. Natively a version 2 MAC is computed
-    /// from the fields: the bytes were just stored one field at a time, and the hash's word
-    /// loads across those stores waited for them (store forwarding fails), 38 % of the MAC's
-    /// samples. In the wasm this was +0.2 KB and no faster, so there the bytes are hashed.
-    fn handle_mac_of(&self, version: u8, r: Receipt) -> Option<u64> {
-        #[cfg(not(target_arch = "wasm32"))]
-        if version == HANDLE_VERSION {
-            return Some(self.rapid_handle_mac(r));
-        }
-        self.handle_mac(&handle_bytes(version, r))
-    }
-
-    /// `rapidhash_v3_nano_inline::<true, false>` of a version 2 handle's 21 bytes, taken from the
-    /// fields: the crate's steps for an input of 17 to 32 bytes (`rapidhash_nano_core`), its
-    /// little-endian words at 0, 8, 5 and 13 put together from the big-endian fields. A test
-    /// holds it to the crate.
-    #[cfg(not(target_arch = "wasm32"))]
-    fn rapid_handle_mac(&self, r: Receipt) -> u64 {
-        const LEN: u64 = 21;
-        let mix = |a: u64, b: u64| {
-            let p = u128::from(a) * u128::from(b);
-            (p as u64, (p >> 64) as u64)
-        };
-        // The fields' bytes in handle order, read as little-endian words.
-        let (queue, seq, serial) = (
-            r.queue.swap_bytes(),
-            r.seq.swap_bytes(),
-            r.serial.swap_bytes(),
-        );
-        let at0 = u64::from(HANDLE_VERSION) | queue << 8;
-        let at8 = queue >> 56 | seq << 8;
-        let at5 = queue >> 32 | seq << 32;
-        let at13 = seq >> 32 | u64::from(serial) << 32;
-        let s = &self.rapid_handles;
-        let (lo, hi) = mix(at0 ^ s.secrets[2], at8 ^ s.seed);
-        let (a, b) = mix(at5 ^ LEN ^ s.secrets[1], at13 ^ (lo ^ hi));
-        let (lo, hi) = mix(a ^ 0xaaaa_aaaa_aaaa_aaaa, b ^ s.secrets[1] ^ LEN);
-        lo ^ hi
     }
 
     /// A receipt handle naming the queue incarnation, the message and the delivery. Inline, not
@@ -165,51 +121,31 @@ impl IdKeys {
         self.receipt_handle_of_version(receipt, HANDLE_VERSION)
     }
 
-    /// Natively the whole text is encoded from words: the prefix `AQEB` is the base64 of the
-    /// bytes 1, 1, 1, and after those three bytes every field starts on a 32-bit boundary
-    /// (`handle_words`), so the fields go into the encoder as they are, in registers.
-    #[cfg(not(target_arch = "wasm32"))]
-    fn receipt_handle_of_version(&self, receipt: Receipt, version: u8) -> ReceiptHandleText {
-        let mac = self.handle_mac_of(version, receipt).unwrap_or_default();
-        crate::base64url::encode_words(handle_words(version, receipt, mac))
-    }
-
-    #[cfg(target_arch = "wasm32")]
     fn receipt_handle_of_version(&self, receipt: Receipt, version: u8) -> ReceiptHandleText {
         let mut bytes = handle_bytes(version, receipt);
-        let mac = self.handle_mac_of(version, receipt).unwrap_or_default();
+        let mac = self.handle_mac(&bytes).unwrap_or_default();
         bytes[21..29].copy_from_slice(&mac.to_be_bytes());
         let mut text = [0u8; HANDLE_LEN];
         text[..HANDLE_PREFIX.len()].copy_from_slice(HANDLE_PREFIX.as_bytes());
-        crate::base64url::encode(&bytes, &mut text[HANDLE_PREFIX.len()..]);
+        // Cannot fail: the text has exactly the room the encoding of RAW_LEN bytes takes.
+        let _ = BASE64.encode_slice(bytes, &mut text[HANDLE_PREFIX.len()..]);
         crate::hex::ascii_text(&text)
     }
 
     /// Decode a receipt handle; `None` for anything this engine did not mint. Handles of
     /// version 1, minted by earlier builds, stay valid across an upgrade.
-    #[cfg(not(target_arch = "wasm32"))]
-    pub(crate) fn parse_receipt_handle(&self, handle: &str) -> Option<Receipt> {
-        // The whole text, prefix included (see `handle_words`). Refuses any other length:
-        // every handle this engine mints has exactly this one.
-        let [w0, w1, w2, mac] = crate::base64url::decode_words::<32>(handle.as_bytes())?;
-        if w0 >> 40 != PREFIX_BYTES {
-            return None;
-        }
-        let receipt = Receipt {
-            queue: w0 << 32 | w1 >> 32,
-            seq: w1 << 32 | w2 >> 32,
-            serial: w2 as u32,
-        };
-        (self.handle_mac_of((w0 >> 32) as u8, receipt)? == mac).then_some(receipt)
-    }
-
-    /// The wasm reads the fields from the decoded bytes: the words (above) were +0.2 KB there
-    /// and no faster (BENCHMARKS.md "Native engine → Thirteenth session").
-    #[cfg(target_arch = "wasm32")]
     pub(crate) fn parse_receipt_handle(&self, handle: &str) -> Option<Receipt> {
         let b64 = handle.strip_prefix(HANDLE_PREFIX)?;
-        // Refuses any other length: every handle this engine mints has exactly this one.
-        let bytes = crate::base64url::decode::<RAW_LEN>(b64.as_bytes())?;
+        // Refuses any other length, padding, symbols outside the URL-safe alphabet and a last
+        // symbol with bits set beyond the data (the engine's default strictness), so a handle has
+        // exactly one text.
+        if b64.len() != HANDLE_LEN - HANDLE_PREFIX.len() {
+            return None;
+        }
+        let mut bytes = [0u8; RAW_LEN];
+        if BASE64.decode_slice(b64, &mut bytes).ok()? != RAW_LEN {
+            return None;
+        }
         let mac = u64::from_be_bytes(bytes[21..29].try_into().ok()?);
         if mac != self.handle_mac(&bytes)? {
             return None;
@@ -222,24 +158,8 @@ impl IdKeys {
     }
 }
 
-/// A handle's first 21 bytes, before its MAC.
-/// A handle's 32 bytes as big-endian words: the prefix's three bytes (`PREFIX_BYTES`), the
-/// version, then the queue, the sequence, the serial and the MAC. The prefix puts each field
-/// on a 32-bit boundary.
-#[cfg(not(target_arch = "wasm32"))]
-fn handle_words(version: u8, r: Receipt, mac: u64) -> [u64; 4] {
-    [
-        PREFIX_BYTES << 40 | u64::from(version) << 32 | r.queue >> 32,
-        r.queue << 32 | r.seq >> 32,
-        r.seq << 32 | u64::from(r.serial),
-        mac,
-    ]
-}
-
-/// The bytes whose base64 is `HANDLE_PREFIX`: 1, 1, 1.
-#[cfg(not(target_arch = "wasm32"))]
-const PREFIX_BYTES: u64 = 0x01_0101;
-
+/// A handle's first 21 bytes, before its MAC: the version, then the queue, the sequence and
+/// the serial, big-endian.
 fn handle_bytes(version: u8, r: Receipt) -> [u8; RAW_LEN] {
     let mut bytes = [0u8; RAW_LEN];
     bytes[0] = version;
@@ -256,7 +176,7 @@ const HANDLE_VERSION: u8 = 2;
 const SIP_HANDLE_VERSION: u8 = 1;
 const RAW_LEN: usize = 29;
 /// The prefix and the unpadded base64 of RAW_LEN bytes.
-const HANDLE_LEN: usize = HANDLE_PREFIX.len() + crate::base64url::encoded_len(RAW_LEN);
+const HANDLE_LEN: usize = HANDLE_PREFIX.len() + (RAW_LEN * 4).div_ceil(3);
 
 /// A receipt handle's text.
 pub type ReceiptHandleText = ArrayString<HANDLE_LEN>;
@@ -272,8 +192,7 @@ pub(crate) struct Receipt {
 }
 
 /// `8-4-4-4-12` lower-case hex. Written by hand, a byte (two digits) at a time: every send,
-/// receive, record and event formats an id, and `format!` made this a sixth of the whole
-/// send → receive → delete cycle.
+/// receive, record and event formats an id, and `format!` runs the whole formatter for it.
 pub(crate) fn format_uuid(v: u128) -> String {
     // Not `to_string()`: that runs the formatter (`Display`), a call chain for a plain copy.
     uuid_text(v).as_str().to_owned()
@@ -328,7 +247,6 @@ mod tests {
     /// A version 1 handle as first written: the SipHash MAC as one streaming write of all 21
     /// bytes.
     fn reference_handle(keys: &IdKeys, r: Receipt) -> String {
-        use base64::Engine as _;
         let mut bytes = [0u8; RAW_LEN];
         bytes[0] = SIP_HANDLE_VERSION;
         bytes[1..9].copy_from_slice(&r.queue.to_be_bytes());
@@ -337,7 +255,7 @@ mod tests {
         let mut h = SipHasher13::new_with_keys(keys.handles.0, keys.handles.1);
         h.write(&bytes[..21]);
         bytes[21..29].copy_from_slice(&h.finish().to_be_bytes());
-        let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes);
+        let b64 = BASE64.encode(bytes);
         format!("{HANDLE_PREFIX}{b64}")
     }
 
@@ -409,61 +327,6 @@ mod tests {
         );
     }
 
-    /// The version 2 MAC computed from the fields is the crate's hash of the handle's bytes.
-    /// A receipt whose queue and sequence have any number of significant bits, so that every
-    /// byte of a handle's fields is exercised.
-    fn receipt_of_any_size(next: &mut impl FnMut() -> u64) -> Receipt {
-        Receipt {
-            queue: next() >> (next() % 64),
-            seq: next() >> (next() % 64),
-            serial: next() as u32,
-        }
-    }
-
-    #[test]
-    fn the_prefix_is_the_base64_of_its_three_bytes() {
-        use base64::Engine as _;
-        let bytes = PREFIX_BYTES.to_be_bytes();
-        let text = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&bytes[5..]);
-        assert_eq!(text, HANDLE_PREFIX);
-    }
-
-    /// The words' handle is the text minted from the bytes, as the wasm does it.
-    #[test]
-    fn handles_from_words_are_the_texts_from_bytes() {
-        let keys = IdKeys::new(5, "us-east-1");
-        let mut next = xorshift();
-        for _ in 0..2_000 {
-            let r = receipt_of_any_size(&mut next);
-            for version in [HANDLE_VERSION, SIP_HANDLE_VERSION] {
-                let mut bytes = handle_bytes(version, r);
-                let mac = keys.handle_mac(&bytes).unwrap();
-                bytes[21..29].copy_from_slice(&mac.to_be_bytes());
-                let mut text = HANDLE_PREFIX.as_bytes().to_vec();
-                text.resize(HANDLE_LEN, 0);
-                crate::base64url::encode(&bytes, &mut text[HANDLE_PREFIX.len()..]);
-                let minted = keys.receipt_handle_of_version(r, version);
-                assert_eq!(minted.as_bytes(), &text[..]);
-                assert_eq!(keys.parse_receipt_handle(&minted), Some(r));
-            }
-        }
-    }
-
-    #[test]
-    fn rapid_handle_macs_are_the_crates_hash_of_the_bytes() {
-        let mut next = xorshift();
-        for seed in 0..20 {
-            let keys = IdKeys::new(seed, "us-east-1");
-            for _ in 0..500 {
-                let r = receipt_of_any_size(&mut next);
-                let bytes = handle_bytes(HANDLE_VERSION, r);
-                let want =
-                    rapidhash_v3_nano_inline::<true, false>(&bytes[..21], &keys.rapid_handles);
-                assert_eq!(keys.handle_mac_of(HANDLE_VERSION, r), Some(want), "{r:?}");
-            }
-        }
-    }
-
     /// Every bit of a version 2 handle is covered: flipping any one is refused.
     #[test]
     fn rapid_handles_refuse_any_single_bit_flip() {
@@ -478,15 +341,49 @@ mod tests {
             let handle = keys.receipt_handle(r);
             assert_eq!(keys.parse_receipt_handle(&handle), Some(r));
             let b64 = &handle[HANDLE_PREFIX.len()..];
-            let raw = crate::base64url::decode::<RAW_LEN>(b64.as_bytes()).unwrap();
+            let raw: [u8; RAW_LEN] = BASE64.decode(b64).unwrap().try_into().unwrap();
             for bit in 0..RAW_LEN * 8 {
                 let mut bytes = raw;
                 bytes[bit / 8] ^= 1 << (bit % 8);
                 let mut text = [0u8; HANDLE_LEN];
                 text[..HANDLE_PREFIX.len()].copy_from_slice(HANDLE_PREFIX.as_bytes());
-                crate::base64url::encode(&bytes, &mut text[HANDLE_PREFIX.len()..]);
+                BASE64
+                    .encode_slice(bytes, &mut text[HANDLE_PREFIX.len()..])
+                    .unwrap();
                 let flipped = std::str::from_utf8(&text).unwrap();
                 assert_eq!(keys.parse_receipt_handle(flipped), None, "bit {bit}");
+            }
+        }
+    }
+
+    /// A handle has exactly one text: the same bytes spelled with the last symbol's two spare
+    /// bits set, with padding, or in standard base64's alphabet are refused.
+    #[test]
+    fn handles_have_exactly_one_text() {
+        const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+        let keys = IdKeys::new(3, "us-east-1");
+        let mut next = xorshift();
+        for _ in 0..200 {
+            let r = Receipt {
+                queue: next() % 1000,
+                seq: next(),
+                serial: next() as u32,
+            };
+            let handle = keys.receipt_handle(r).to_string();
+            assert_eq!(keys.parse_receipt_handle(&handle), Some(r));
+            let last = *handle.as_bytes().last().unwrap();
+            let value = ALPHABET.iter().position(|&c| c == last).unwrap();
+            assert_eq!(value & 3, 0, "the spare bits of {handle}");
+            for spare in 1..4 {
+                let mut other = handle.clone();
+                other.pop();
+                other.push(char::from(ALPHABET[value | spare]));
+                assert_eq!(keys.parse_receipt_handle(&other), None, "{other}");
+            }
+            assert_eq!(keys.parse_receipt_handle(&format!("{handle}=")), None);
+            let standard = handle.replace('-', "+").replace('_', "/");
+            if standard != handle {
+                assert_eq!(keys.parse_receipt_handle(&standard), None);
             }
         }
     }

@@ -7,11 +7,10 @@
 //! path, which produces the error (or the odd reading) itself. So both paths give the same answer
 //! for every input, and the rare inputs cost what they cost before.
 //!
-//! Left to the `Value` path as well, to keep this small in the wasm (the package has a size
-//! ceiling): members the action does not have (SDKs send none; and a `MessageGroupId` or
-//! `Entries` where the action has none would pick the realism throttle's partition there),
-//! `MessageAttributes` / `MessageSystemAttributes` (0.5 KB gzipped), and `\u` escapes in strings
-//! (0.2 KB). Without unknown members nesting is bounded by the request shapes: no depth limit.
+//! Left to the `Value` path as well, to keep this small in the wasm: members the action does not
+//! have (SDKs send none; and a `MessageGroupId` or `Entries` where the action has none would pick
+//! the realism throttle's partition there), `MessageAttributes` / `MessageSystemAttributes`, and
+//! `\u` escapes in strings. Without unknown members nesting is bounded by the request shapes: no depth limit.
 
 use super::json_out;
 use super::requests::{

@@ -110,11 +110,10 @@ impl<'a> Obj<'a> {
 
 /// Append one ASCII byte. `String::push` stays a call at the wasm's opt-level z, and encodes
 /// the char as UTF-8 in another; the braces, commas, colons and quotes are a large share of what
-/// this writer writes (`String::push` was 4 % of a batched cycle in the package's cpu-prof).
+/// this writer writes.
 ///
-/// `Vec::push` stays a call too (2.5 % of the batched cycle, tenth session's cpu-prof): with
-/// room in the buffer, which the writer reserves ahead, the byte is stored in place and only a
-/// full buffer calls out.
+/// `Vec::push` stays a call too: with room in the buffer, which the writer reserves ahead, the
+/// byte is stored in place and only a full buffer calls out.
 #[inline(always)]
 fn ascii(out: &mut String, b: u8) {
     if !b.is_ascii() {

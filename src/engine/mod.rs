@@ -229,8 +229,8 @@ impl Engine {
         let Some(url) = url else {
             return Ok(());
         };
-        // Without throttling anywhere (the default) there is no quota to look the queue up for;
-        // the call's own resolve_url follows, and resolving twice was 4 % of a message cycle.
+        // Without throttling anywhere (the default) there is no quota to look the queue up for,
+        // and the call's own resolve_url follows: the URL is not resolved twice.
         let throttling_anywhere = self.realism.throttling.is_some()
             || self
                 .queue_realism
@@ -654,9 +654,8 @@ impl Engine {
 
 /// The engine's state that a message action changes besides its queue (the id keys, the
 /// sequence counter, the journal), borrowed apart from `Engine::queues` with the call's queue
-/// and time: a batch then looks its queue up once, where sends probed the table (~1.7 KB
-/// entries) twice a message and deletes once an entry (the probe's key load was a tenth of
-/// `enqueue`'s samples, nineteenth session).
+/// and time: a batch then looks its queue up once, rather than probing the table (~1.7 KB
+/// entries) twice a message on a send and once an entry on a delete.
 struct Apart<'e> {
     keys: &'e IdKeys,
     next_seq: &'e mut u64,

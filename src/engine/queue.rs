@@ -23,6 +23,7 @@ use crate::maps::SortedMap;
 pub(crate) use dedup::{DedupEntry, DedupTable};
 use keys::KeyIndex;
 use ready_groups::ReadyGroups;
+pub(crate) use retries::Attempt;
 use rustc_hash::FxHashMap;
 use std::collections::{BTreeSet, VecDeque};
 pub(crate) use store::Messages;
@@ -30,6 +31,7 @@ pub(crate) use store::Messages;
 mod dedup;
 mod keys;
 mod ready_groups;
+mod retries;
 mod store;
 
 /// How many removed messages a queue remembers for `peek` (the "deleted" lane's tail).
@@ -75,16 +77,6 @@ pub(crate) struct FifoGroup {
     pub(crate) members: BTreeSet<u64>,
     /// The group's place in `ready_groups` while its first message is visible.
     ready_place: Option<u64>,
-}
-
-/// A cached FIFO receive, replayed for a retry with the same ReceiveRequestAttemptId. Persisted:
-/// a client retries exactly when it lost the answer, which a restart may have caused.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-pub(crate) struct Attempt {
-    pub(crate) expires_at: u64,
-    pub(crate) deliveries: Vec<(u64, u32)>,
-    /// Record number (`a/<queue>/<n>`).
-    pub(crate) n: u64,
 }
 
 /// Why a message left the queue; decides its event and how `peek` shows it.
@@ -633,16 +625,6 @@ impl Queue {
     /// Remove a message for good (deleted, expired, purged, or its queue deleted). As `remove`,
     /// but nothing is given back.
     pub(crate) fn discard(&mut self, seq: u64, now: u64, how: Removal, j: &mut Journal) -> bool {
-        if cfg!(not(target_arch = "wasm32")) && !j.observe {
-            // What the indexes need is taken where the message lies, and the rest dropped there
-            // (`Messages::take`). Natively only: in the wasm this second way out made the
-            // package 0.3 KB larger gzipped.
-            let Some(indexed) = self.messages.take(&seq, Indexed::of) else {
-                return false;
-            };
-            self.unindexed(indexed, j);
-            return true;
-        }
         let Some(msg) = self.unindex(seq, j) else {
             return false;
         };
@@ -660,7 +642,6 @@ impl Queue {
     }
 
     /// Take a message that has left the store out of every index.
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn unindexed(&mut self, msg: Indexed, j: &mut Journal) {
         let seq = msg.seq;
         if let Some(id) = msg.kept_id {
@@ -734,74 +715,6 @@ impl Queue {
         if self.removed.len() > REMOVED_TAIL {
             self.removed.pop_front();
         }
-    }
-
-    /// Deduplication key for a FIFO message under the queue's creation-time scope.
-    pub(crate) fn dedup_key(&self, group: &str, dedup_id: &str) -> String {
-        if self.dedup_per_group {
-            format!("{group}\u{0}{dedup_id}")
-        } else {
-            dedup_id.to_string()
-        }
-    }
-
-    /// Forget deduplication entries whose window has passed; returns their record numbers.
-    pub(crate) fn forget_expired_dedup(&mut self, now: u64) -> Vec<u64> {
-        self.dedup.forget_expired(now)
-    }
-
-    /// Record a new deduplication entry under `key`.
-    pub(crate) fn remember_dedup(&mut self, key: String, entry: DedupEntry) {
-        self.dedup.insert(key, entry);
-    }
-
-    /// Forget every deduplication entry (purge); returns their record numbers.
-    pub(crate) fn clear_dedup(&mut self) -> Vec<u64> {
-        self.dedup.clear()
-    }
-
-    /// Cache a receive under its attempt id; returns the record number it replaces.
-    pub(crate) fn remember_attempt(&mut self, id: String, attempt: Attempt) -> Option<u64> {
-        self.attempt_order
-            .push_back((attempt.expires_at, id.clone()));
-        self.attempt_keys.insert(attempt.n, id.clone());
-        let old = self.attempts.insert(id, attempt).map(|a| a.n);
-        if let Some(n) = old {
-            self.attempt_keys.remove(&n);
-        }
-        old
-    }
-
-    /// Forget every cached attempt (purge, delete); returns their record numbers.
-    pub(crate) fn clear_attempts(&mut self) -> Vec<u64> {
-        let gone = self.attempt_keys.keys().copied().collect();
-        self.attempts.clear();
-        self.attempt_order.clear();
-        self.attempt_keys.clear();
-        gone
-    }
-
-    fn forget_expired_attempts(&mut self, now: u64) -> Vec<u64> {
-        let mut gone = Vec::new();
-        while let Some((at, _)) = self.attempt_order.front() {
-            if *at > now {
-                break;
-            }
-            let Some((at, key)) = self.attempt_order.pop_front() else {
-                break;
-            };
-            if let Some(n) = self
-                .attempts
-                .get(&key)
-                .filter(|a| a.expires_at == at)
-                .map(|a| a.n)
-            {
-                gone.push(n);
-                self.attempt_keys.remove(&n);
-                self.attempts.remove(&key);
-            }
-        }
-        gone
     }
 
     /// Every message's sequence, in send order (for purge, delete and peek; not a hot path).

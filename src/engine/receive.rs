@@ -384,10 +384,8 @@ struct Render<'a> {
 
 impl Render<'_> {
     /// One message of the response, with attribute filters applied; `id` is its MessageId.
-    /// Inlined natively, so that the message is written straight into the response's list (see
-    /// `push_with`); the attributes, which few receives ask for, are rendered apart. The wasm
-    /// keeps one copy: inlined into both its callers it made the package 0.8 KB larger.
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    /// The attributes, which few receives ask for, are rendered apart. Not inlined: it has two
+    /// callers, and one copy keeps the package small.
     fn message(&self, m: &Message, id: u128) -> ReceivedMessage {
         ReceivedMessage {
             message_id: MessageId::from_bits(id),

@@ -45,6 +45,8 @@ use serde_json::Value;
 
 // Also read by `import.rs`: a transferred message travels in the record encoding.
 pub(super) mod codec;
+#[cfg(test)]
+mod id_scheme_tests;
 mod reader;
 #[cfg(test)]
 mod tests;
@@ -170,7 +172,7 @@ struct AttemptRecord {
 }
 
 /// Appends `<kind>/<16 hex digits>[/<16 hex digits>]`, written by hand: two keys per message
-/// per call, and `format!` with `{:016x}` was a visible share of the cycle.
+/// per call, where `format!` with `{:016x}` runs the whole formatter for a plain copy.
 fn push_key(out: &mut String, key: &RecordKey) {
     let (kind, a, b) = match key {
         RecordKey::Meta => return out.push_str("meta"),

@@ -86,9 +86,9 @@ pub type EntryId = arrayvec::ArrayString<80>;
 /// ids that passed `check_batch_shape` (≤ 80 ASCII characters), so the id always fits.
 ///
 /// Built in place rather than pushed whole: an `EntryId` made on the stack is a short `memcpy`
-/// of the id's bytes, and copying the whole entry straight after read those bytes back in
-/// 16-byte loads that the CPU cannot forward from the smaller stores (a stall on every entry,
-/// a quarter of DeleteMessageBatch's own time in `perf annotate`).
+/// of the id's bytes, and copying the whole entry straight after reads those bytes back in
+/// loads wider than the stores that wrote them, which the CPU cannot forward (a stall on every
+/// entry).
 pub(crate) fn push_entry<'a, T: Default>(
     list: &'a mut Vec<T>,
     id: &str,
@@ -101,17 +101,10 @@ pub(crate) fn push_entry<'a, T: Default>(
     entry
 }
 
-/// `list.push(make())`, but with room made first, so that `make`'s value can be written straight
-/// into the list: `push` computes it on the stack and copies it in (a `memcpy` call for
-/// entries of ~200 bytes, once a message).
+/// `list.push(make())`, and the entry just pushed, for the caller to fill in place.
 pub(crate) fn push_with<T>(list: &mut Vec<T>, make: impl FnOnce() -> T) -> &mut T {
     let at = list.len();
-    if cfg!(target_arch = "wasm32") {
-        // Size over speed there: `extend`'s code for each entry type is larger than `push`'s.
-        list.push(make());
-    } else {
-        list.extend(std::iter::once_with(make));
-    }
+    list.push(make());
     &mut list[at]
 }
 
@@ -239,8 +232,8 @@ impl JsonResponse for DeleteMessageBatchResponse {
 }
 
 /// A message body, shared by the stored message and every response that carries it: a receive
-/// used to copy each body it returned (an allocation and a copy per message, ~250 of a native
-/// batched cycle's ~6,500 instructions per message; for a 256 KiB body, a 256 KiB copy).
+/// would otherwise copy each body it returns (an allocation and a copy per message; for a
+/// 256 KiB body, a 256 KiB copy).
 /// triomphe's `Arc` has no weak count, so it adds 8 bytes to each stored message where std's
 /// adds 16 (the standard queue's budget is 150 bytes a message); atomic rather than `Rc`'s
 /// plain count, so that an engine stays `Send`.
@@ -255,10 +248,9 @@ pub struct ReceivedMessage {
     pub md5_of_body: Md5Digest,
     pub body: MessageBody,
     /// The attributes the receive's filters selected, if any. Behind one pointer, which most
-    /// receives leave empty: inline, the three empty collections were built apart and copied
-    /// in with loads wider than their stores (a third of `deliver`'s samples waited on them),
-    /// and the message was 176 bytes, past what the compiler copies without a `memcpy` call;
-    /// it is 112 now.
+    /// receives leave empty: inline, the three empty collections would be built apart and
+    /// copied in with loads wider than their stores, and the message would be 176 bytes, past
+    /// what the compiler copies without a `memcpy` call, rather than 112.
     pub selected: Option<Box<SelectedAttributes>>,
 }
 

@@ -158,12 +158,10 @@ impl Apart<'_> {
         q: &mut Queue,
         ctx: &CallContext,
         v: Validated<'_>,
-        body_md5: Option<[u8; 16]>,
         out: &mut SendMessageResponse,
     ) -> Result<(), SqsError> {
         let (uid, now) = (self.uid, self.now);
-        // A batch computed its bodies' digests together; a single send computes its own.
-        let body_md5: [u8; 16] = body_md5.unwrap_or_else(|| Md5::digest(v.body.as_bytes()).into());
+        let body_md5: [u8; 16] = Md5::digest(v.body.as_bytes()).into();
         let attributes_md5 = v
             .attributes
             .and_then(|a| digest::md5_of_attributes(a.iter().map(|(k, v)| (k.as_str(), v))));
@@ -295,7 +293,7 @@ impl Engine {
         let (q, mut e) = self.apart(uid, now)?;
         let v = validate_send(q, req, false)?;
         let mut out = SendMessageResponse::default();
-        let sent = e.enqueue(q, ctx, v, None, &mut out);
+        let sent = e.enqueue(q, ctx, v, &mut out);
         // Each enqueued message took one sequence number; a deduplicated send took none.
         q.counters[super::metrics::SENT] += *e.next_seq - seq_before;
         self.sync_deadline(uid);
@@ -344,9 +342,8 @@ impl Engine {
             successful: Vec::with_capacity(entries.len()),
             failed: Vec::new(),
         };
-        let md5s = batch_md5s(entries);
         // Entries are enqueued in request order (FIFO order follows it).
-        for (entry, md5) in entries.iter().zip(md5s) {
+        for entry in entries {
             let id = entry.id.as_deref().unwrap_or_default();
             // The entry is built where it stays (see `enqueue`), and taken back if it fails.
             let slot = push_entry(
@@ -354,8 +351,8 @@ impl Engine {
                 id,
                 |e: &mut SendMessageBatchResultEntry| &mut e.id,
             );
-            let sent = validate_send(q, entry, true)
-                .and_then(|v| e.enqueue(q, ctx, v, md5, &mut slot.result));
+            let sent =
+                validate_send(q, entry, true).and_then(|v| e.enqueue(q, ctx, v, &mut slot.result));
             if let Err(e) = sent {
                 out.successful.pop();
                 out.failed.push(BatchResultErrorEntry::new(id, &e));
@@ -366,31 +363,6 @@ impl Engine {
         self.sync_deadline(uid);
         Ok(out)
     }
-}
-
-/// The MD5s of a batch's bodies, computed together before any entry is validated: natively side
-/// by side (`md5_lanes`: sixteen lanes of AVX-512 where the CPU has it, else pairs).
-/// `check_batch_shape` allowed at most ten entries; the digest of an entry that then fails is
-/// not used.
-#[cfg(not(target_arch = "wasm32"))]
-fn batch_md5s(entries: &[SendMessageRequest]) -> [Option<[u8; 16]>; 10] {
-    let mut bodies: [&[u8]; 10] = [&[]; 10];
-    for (b, entry) in bodies.iter_mut().zip(entries) {
-        *b = entry.message_body.as_deref().unwrap_or_default().as_bytes();
-    }
-    let n = entries.len().min(10);
-    let mut md5s = [[0u8; 16]; 10];
-    if let (Some(bodies), Some(md5s)) = (bodies.get(..n), md5s.get_mut(..n)) {
-        crate::md5_lanes::md5_each(bodies, md5s);
-    }
-    md5s.map(Some)
-}
-
-/// In the wasm each entry's MD5 is computed as it is enqueued, through the crate: pairs would be
-/// a second MD5 in a package held under a size ceiling.
-#[cfg(target_arch = "wasm32")]
-fn batch_md5s(_: &[SendMessageRequest]) -> [Option<[u8; 16]>; 10] {
-    [None; 10]
 }
 
 /// Whole-request checks every batch action shares: 1–10 entries, ids well-formed and distinct.
@@ -409,34 +381,18 @@ pub(super) fn check_batch_shape<'a>(
     // batch call. Every id is checked first (a missing one is refused as empty); then the id
     // reported is the first (in entry order) that repeats an earlier one.
     let mut list: [&str; 10] = [""; 10];
-    // Slots past the last entry keep keys no id has (an id's key fits in 32 bits), distinct
-    // from each other.
-    let mut keys: [u64; 10] = std::array::from_fn(|slot| u64::MAX - slot as u64);
+    let mut keys = [0u64; 10];
     for ((slot, key), id) in list.iter_mut().zip(keys.iter_mut()).zip(ids) {
         let id = id.unwrap_or_default();
         validate::validate_batch_entry_id(id)?;
         *slot = id;
         *key = id_key(id);
     }
-    // Natively, all 45 pairs of keys first, without a branch: the loop below, stopping at the
-    // first equal pair, mispredicted its exits, ~1.5 % of a batched cycle's time (perf,
-    // nineteenth session), and most batches have no two keys alike. The wasm goes straight to
-    // the loop: there the unrolled pairs made the package 0.1 KB larger.
-    let mut any_equal = cfg!(target_arch = "wasm32");
-    if !any_equal {
-        for j in 1..10 {
-            for i in 0..j {
-                any_equal |= keys[i] == keys[j];
-            }
-        }
-    }
     // Only ids whose keys agree are compared in full, in entry order.
-    if any_equal {
-        for j in 1..n.min(10) {
-            for i in 0..j {
-                if keys[i] == keys[j] && list[i] == list[j] {
-                    return Err(SqsError::BatchEntryIdsNotDistinct(list[j].to_string()));
-                }
+    for j in 1..n.min(10) {
+        for i in 0..j {
+            if keys[i] == keys[j] && list[i] == list[j] {
+                return Err(SqsError::BatchEntryIdsNotDistinct(list[j].to_string()));
             }
         }
     }
@@ -445,8 +401,7 @@ pub(super) fn check_batch_shape<'a>(
 
 /// A summary of a batch entry id that equal ids share: its length and its first, middle and
 /// last bytes. Ids are compared by these first, as numbers, and in full only where they agree:
-/// the 45 pairs of ten ids compared as strings (length, last byte, the rest) were ~4 % of a
-/// batched cycle's instructions (~2 % of its time, measured by taking the check out).
+/// most batches have no two ids alike, and one integer comparison settles each such pair.
 fn id_key(id: &str) -> u64 {
     let b = id.as_bytes();
     let at = |i: usize| u64::from(b.get(i).copied().unwrap_or(0));

@@ -1,10 +1,9 @@
 //! A MessageId and an MD5 as the typed responses carry them: their bits, written as SQS's text
 //! when a response is serialized or a caller shows them.
 //!
-//! Rendered on every send and receive, the four texts of a batched send → receive cycle (two
-//! MessageIds, two MD5s) were ~6 % of its native time (BENCHMARKS.md, "Native engine →
-//! Eighteenth session"), though a Rust caller of the typed actions mostly reads neither. The JSON
-//! and Query answers write the same text as before, straight into their output. Like the `uuid`
+//! Kept as bits rather than text: a Rust caller of the typed actions mostly reads neither, so
+//! the text is written only where it is needed. The JSON and Query answers write it straight
+//! into their output. Like the `uuid`
 //! crate's `Uuid`, each value is `Copy`, compares with its text, and shows as that text.
 
 use super::ids::UuidText;

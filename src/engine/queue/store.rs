@@ -162,8 +162,8 @@ impl Runs {
         let Some(run) = self.run_mut(slot) else {
             return;
         };
-        // Sends append to the newest run: its last message is looked at before a binary search,
-        // which was a fifth of `Queue::insert`'s time.
+        // Sends append to the newest run: its last message is looked at before a binary
+        // search.
         let i = match run.back() {
             Some(last) if last.seq < seq => run.len(),
             _ => run.partition_point(|m| m.seq < seq),
@@ -192,7 +192,6 @@ impl Runs {
     }
 
     /// Where the message with sequence `seq` lies, if it is here.
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn find(&self, seq: u64) -> Option<Found> {
         let place = self.locate(seq)?;
         let newest = self.ends.map(|e| e.1) == Some(place);
@@ -206,7 +205,6 @@ impl Runs {
 
     /// Take out the message `find` found. Deletes mostly take the oldest message; `remove` is
     /// the general shifting code.
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn take_at(&mut self, found: Found) -> Option<Message> {
         let run = self.run_mut(found.place.1)?;
         let msg = if found.i == 0 {
@@ -222,7 +220,6 @@ impl Runs {
 
     /// After a message left the run filed as `place`: an emptied run is dropped, and a run
     /// left mostly empty gives its memory back.
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn removed(&mut self, place: (u64, u64), newest: bool) {
         let Some(run) = self.run_mut(place.1) else {
             return;
@@ -339,22 +336,6 @@ impl Messages {
         Some(msg)
     }
 
-    /// Take a message out, `f` reading it where it lies first: a caller that keeps a few of
-    /// its fields (a delete) never copies the whole message. Returned through three functions,
-    /// its 104 bytes were copied each time, re-read in pieces that straddled the stores that
-    /// wrote them, and those loads waited (a fifth of a delete's samples, perf, seventeenth
-    /// session); handed to `f` by value, it was still copied once, and one load of that copy
-    /// waited (a quarter of `Queue::discard`'s samples, nineteenth session).
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-    pub(crate) fn take<R>(&mut self, seq: &u64, f: impl FnOnce(&Message) -> R) -> Option<R> {
-        let (runs, found) = self.find(*seq)?;
-        let out = runs.at(found).map(|m| (held_by(m), f(m)));
-        runs.take_at(found);
-        let (held, out) = out?;
-        self.bytes -= held;
-        Some(out)
-    }
-
     /// What the messages hold, as `stored.rs` counts it.
     pub(crate) fn bytes(&self) -> u64 {
         self.bytes
@@ -362,7 +343,6 @@ impl Messages {
 
     /// The runs holding `seq` and where in them; a message leaving `others` leaves its age
     /// index here.
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn find(&mut self, seq: u64) -> Option<(&mut Runs, Found)> {
         if let Some(found) = self.ordered.find(seq) {
             return Some((&mut self.ordered, found));
@@ -464,12 +444,7 @@ mod tests {
                     let keys: Vec<u64> = model.keys().copied().collect();
                     keys[(next() as usize) % keys.len()]
                 };
-                // Both ways out: the message moved out whole, or read and dropped in place.
-                let taken = if step % 2 == 0 {
-                    store.remove(&victim).map(|m| m.sent_at)
-                } else {
-                    store.take(&victim, |m| m.sent_at)
-                };
+                let taken = store.remove(&victim).map(|m| m.sent_at);
                 assert_eq!(taken, model.remove(&victim));
             }
             assert_eq!(

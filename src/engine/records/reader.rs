@@ -2,8 +2,8 @@
 //! record (one per message sent with content-based deduplication), read straight from the bytes.
 //!
 //! A store of 100,000 messages is 200,000 of these. Reading each through a `serde_json::Value`
-//! tree (a map, a `String` per key and per text, then dropping it all) was over a third of
-//! restoring one. This reader takes only the exact shape the writer (`codec.rs`, `Obj`) produces:
+//! tree (a map, a `String` per key and per text, then dropping it all) would cost more than the
+//! rest of restoring it. This reader takes only the exact shape the writer (`codec.rs`, `Obj`) produces:
 //! fields in the writer's order, no whitespace, plain decimal numbers, `extra` as written. Any
 //! other record — an older or hand-edited store, a field out of order, anything odd — makes it
 //! answer `None`, and the caller reads that record through the general `Value` path instead,
@@ -178,8 +178,8 @@ fn pair(hi: u32, lo: u32) -> u64 {
 }
 
 /// Eight lower-case hex digits (the bytes of `w`, the first the lowest), all at once: the digits
-/// of every MessageId, MD5 and record key of a store are read here, and one digit at a time was
-/// a tenth of a restore (most of it while the wasm still ran in V8's baseline code).
+/// of every MessageId, MD5 and record key of a store are read here, and a restore runs mostly
+/// before V8 has optimised the wasm, where a digit at a time is slow.
 #[inline(never)]
 pub(super) fn hex8(w: u64) -> Option<u32> {
     const ONES: u64 = 0x0101_0101_0101_0101;
