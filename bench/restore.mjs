@@ -1,9 +1,8 @@
-// Recovery alone, in a fresh process: instantiate the package, fill a store with 100,000
-// messages, then five `new Engine`s over it (the first is the one issue 3's target counts, with
-// the wasm still in baseline code). bench/package.mjs measures the same on a standard queue in
-// MemoryStorage, between its other figures; this one adds a FIFO queue (content-based
-// deduplication: a deduplication record per message) and FileStorage, and skips the cycles, so
-// that `scripts/bench-package.sh --restore-only` can run many rounds quickly. One JSON line.
+// Recovery in a fresh process: instantiate the package, fill a store with 100,000 messages (a
+// standard queue, or a FIFO queue with content-based deduplication: a deduplication record per
+// message), then five `new Engine`s over it: the first is what a process start pays, the median
+// of five the steady figure. One JSON line. scripts/bench-compare.sh runs it on two packages
+// alternately.
 //
 //   node --expose-gc bench/restore.mjs [--pkg DIR] [--queue standard|fifo] [--storage memory|file]
 

@@ -188,8 +188,9 @@ const workloads = [
 // The ceiling answers every request alike, so it is a reference for the single-request workload only.
 const targetsFor = (w) => targets.filter((t) => w.name === "send" || !t.label.includes("ceiling"));
 
-// Runs interleave across targets (run 1 of every target, then run 2, …) so that a change in the
-// machine's load during the benchmark reaches every target alike, not only the ones measured then.
+// Runs interleave across targets (run 1 of every target, then run 2, …, in reverse order every
+// other run) so that a change in the machine's load during the benchmark reaches every target
+// alike, not only the ones measured then.
 const results = {};
 for (const w of workloads) {
   const samples = new Map();
@@ -199,7 +200,8 @@ for (const w of workloads) {
     samples.set(t, []);
   }
   for (let i = 0; i < runs; i++) {
-    for (const t of targetsFor(w)) {
+    const turn = i % 2 ? [...targetsFor(w)].reverse() : targetsFor(w);
+    for (const t of turn) {
       // A fresh queue per run, so no run drains what an earlier one left behind.
       const r = await t.tool(t.url, w.build(await freshQueue(t.url, w.name)), duration);
       const rps = r.requests.average;
