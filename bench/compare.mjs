@@ -20,7 +20,7 @@
 // Raw samples go to target/bench-compare.jsonl.
 
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { cpus, loadavg, tmpdir } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { packageSize } from "./size.mjs";
@@ -48,7 +48,7 @@ if (!opt("--before", "") || !opt("--after", "")) {
 }
 const SIDES = { before: BEFORE, after: AFTER };
 const OUT = join(REPO, "target/bench-compare.jsonl");
-mkdirSync(join(REPO, "target"), { recursive: true });
+mkdirSync(join(REPO, "target/bench-compare"), { recursive: true });
 writeFileSync(OUT, "");
 
 const log = (line) => process.stderr.write(`bench-compare: ${line}\n`);
@@ -145,7 +145,9 @@ if (!SKIP.has("server")) {
     const targets = [];
     for (const side of ["before", "after"]) targets.push([`${side} --memory`, await serve(SIDES[side], ["--memory"])]);
     for (const side of ["before", "after"]) {
-      const dir = mkdtempSync(join(tmpdir(), "wasq-bench-data-"));
+      // In the repository's target/, not the temporary directory, which may be a tmpfs where
+      // fsync costs nothing.
+      const dir = mkdtempSync(join(REPO, "target/bench-compare/data-"));
       dataDirs.push(dir);
       targets.push([`${side} --data`, await serve(SIDES[side], ["--data", dir])]);
     }
