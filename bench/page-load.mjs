@@ -6,6 +6,7 @@
 //   before: www/ as of a git revision (BASE, default HEAD~ of this change's parent: pass one), served
 //           without compression (the request says Accept-Encoding: identity)
 //   after:  www/ of the working tree, served as `wasq serve` serves it to a browser
+//   element: <wasq-playground scenario=…> in a plain docs page, from the built package's www/
 //
 //   node bench/page-load.mjs [--base <git rev>] [--rounds 5]
 // Needs `make pkg` (pkg/bin/wasq.mjs serves both) and /usr/bin/chromium.
@@ -36,7 +37,11 @@ function serve(www) {
   });
 }
 
-async function load(browser, url, { identity }) {
+const ELEMENT_PAGE = `<!doctype html><meta name="viewport" content="width=device-width"><title>docs</title>
+<script type="module" src="/pkg/www/element.js"></script><h1>A docs page</h1>
+<wasq-playground scenario="fifo-two-groups" step="1"></wasq-playground>`;
+
+async function load(browser, url, { identity, element }) {
   const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
@@ -50,8 +55,14 @@ async function load(browser, url, { identity }) {
   let bytes = 0;
   cdp.on("Network.loadingFinished", (e) => { bytes += e.encodedDataLength; });
   const t0 = Date.now();
-  await page.goto(url + QUERY);
-  await page.waitForSelector("#lanes .card", { timeout: 60_000 });
+  if (element) {
+    await page.route(url + "docs.html", (route) => route.fulfill({ contentType: "text/html", body: ELEMENT_PAGE }));
+    await page.goto(url + "docs.html");
+    await page.waitForSelector("wasq-playground >> #lanes .card", { timeout: 60_000 });
+  } else {
+    await page.goto(url + QUERY);
+    await page.waitForSelector("#lanes .card", { timeout: 60_000 });
+  }
   const ms = Date.now() - t0;
   await context.close();
   return { ms, bytes };
@@ -59,8 +70,9 @@ async function load(browser, url, { identity }) {
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
-const runs = { after: [] };
+const runs = { after: [], element: [] };
 const servers = { after: await serve(join(REPO, "www")) };
+servers.element = servers.after;
 let tmp = null;
 if (BASE) {
   tmp = mkdtempSync(join(tmpdir(), "wasq-www-base-"));
@@ -70,11 +82,13 @@ if (BASE) {
   runs.before = [];
 }
 for (let i = 0; i < ROUNDS; i++) {
-  for (const name of Object.keys(servers)) runs[name].push(await load(browser, servers[name].url, { identity: name === "before" }));
+  for (const name of Object.keys(servers)) {
+    runs[name].push(await load(browser, servers[name].url, { identity: name === "before", element: name === "element" }));
+  }
 }
 for (const [name, rs] of Object.entries(runs)) {
   console.log(JSON.stringify({ build: name, rounds: rs.length, firstCardMs: median(rs.map((r) => r.ms)), transferredKB: Math.round(median(rs.map((r) => r.bytes)) / 1024), all: rs.map((r) => r.ms) }));
 }
-for (const s of Object.values(servers)) s.close();
+for (const s of new Set(Object.values(servers))) s.close();
 await browser.close();
 if (tmp) rmSync(tmp, { recursive: true, force: true });

@@ -24,8 +24,10 @@ readonly TARGET_BYTES=$((150 * 1024))
 # session"); 176.6 after the sixteenth session's spec audit (policy byte quota, CreateQueue tag
 # comparison, the move-task quota, Number limits: +0.5 KB; "Package size -> Sixteenth session").
 # The nineteenth session raised it to 176.7 for a while and brought it back ("Package size ->
-# Nineteenth session").
-readonly LIMIT_KB=${WASQ_PKG_LIMIT_KB:-176.6}
+# Nineteenth session"). 177.2 with SigV4 hardened (#31: the body hashed rather than trusted, the
+# signed-header rules, X-Amz-Expires, and their AWS refusals: +0.7 KB, 162,606 -> 163,308 bytes
+# of gzipped wasm).
+readonly LIMIT_KB=${WASQ_PKG_LIMIT_KB:-177.2}
 readonly OUT=pkg
 readonly BINDGEN_OUT=target/wasq-bindgen
 

@@ -5,6 +5,11 @@
 //! AWS uses for every service but S3), sorted canonical query string, signed headers with
 //! trimmed values, payload hash; then the string to sign and the `AWS4<secret>` key chain. Both
 //! the `Authorization` header and presigned-URL query parameters are accepted.
+//!
+//! A signature only protects what it covers, so before comparing it the request must show that
+//! it covers everything that decides what the request does: the body (its hash is computed
+//! here, never read from the request), the `Host`, the date, and for the JSON protocol the
+//! `X-Amz-Target` naming the action (the Query protocol names it in the signed query or body).
 
 use super::HttpRequest;
 use crate::error::SqsError;
@@ -16,6 +21,11 @@ type HmacSha256 = Hmac<Sha256>;
 
 /// How far the request's `X-Amz-Date` may be from the server clock (AWS: 15 minutes).
 const SKEW_MS: u64 = 15 * 60 * 1000;
+/// The longest `X-Amz-Expires` a presigned request may ask for: 7 days, as long as the signing
+/// key derived for one date is meant to live.
+const MAX_EXPIRES_S: u64 = 7 * 24 * 60 * 60;
+// The refusal below spells the limit out rather than formatting it.
+const _: () = assert!(MAX_EXPIRES_S == 604_800);
 const ALGORITHM: &str = "AWS4-HMAC-SHA256";
 
 /// AWS URI-encoding: everything but `A-Z a-z 0-9 - _ . ~`.
@@ -68,6 +78,10 @@ struct Signed {
     signed_headers: String,
     signature: String,
     amz_date: Option<String>,
+    /// Which header the date came from (`x-amz-date` or `date`); `None` when presigned.
+    date_header: Option<&'static str>,
+    /// A presigned request's `X-Amz-Expires`, in seconds, when it gives one.
+    expires: Option<u64>,
     presigned: bool,
 }
 
@@ -132,7 +146,12 @@ fn parse_authorization(req: &HttpRequest, auth: &str) -> Result<Signed, SqsError
             _ => {}
         }
     }
-    let amz_date = header(req, "x-amz-date").map(str::to_string);
+    // Like AWS, `X-Amz-Date` first, else `Date`; either must be in the ISO-8601 basic form.
+    let (amz_date, date_header) = match (header(req, "x-amz-date"), header(req, "date")) {
+        (Some(d), _) => (Some(d.to_string()), Some("x-amz-date")),
+        (None, Some(d)) => (Some(d.to_string()), Some("date")),
+        (None, None) => (None, None),
+    };
     let mut missing = String::new();
     for (name, present) in [
         ("Credential", credential.is_some()),
@@ -145,7 +164,7 @@ fn parse_authorization(req: &HttpRequest, auth: &str) -> Result<Signed, SqsError
             ));
         }
     }
-    if amz_date.is_none() && header(req, "date").is_none() {
+    if amz_date.is_none() {
         missing.push_str(
             "Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header. ",
         );
@@ -163,6 +182,8 @@ fn parse_authorization(req: &HttpRequest, auth: &str) -> Result<Signed, SqsError
         signed_headers: signed_headers.unwrap_or_default(),
         signature: signature.unwrap_or_default(),
         amz_date,
+        date_header,
+        expires: None,
         presigned: false,
     })
 }
@@ -195,13 +216,40 @@ fn parse_presigned(pairs: &[(String, String)]) -> Result<Option<Signed>, SqsErro
             "Unsupported AWS 'algorithm': '{algorithm}'."
         )));
     }
+    let expires = match query_param(pairs, "X-Amz-Expires") {
+        Some(text) => Some(parse_expires(&text)?),
+        None => None,
+    };
     Ok(Some(Signed {
         credential,
         signed_headers,
         signature,
         amz_date: Some(amz_date),
+        date_header: None,
+        expires,
         presigned: true,
     }))
+}
+
+/// `X-Amz-Expires`: whole seconds, at most 7 days. The wording is S3's, the one AWS service
+/// that documents these refusals; the code is SQS's for a malformed signature.
+fn parse_expires(text: &str) -> Result<u64, SqsError> {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(incomplete("X-Amz-Expires should be a number".into()));
+    }
+    if text.starts_with('-') {
+        return Err(incomplete("X-Amz-Expires must be non-negative".into()));
+    }
+    let seconds = digits.bytes().fold(0u64, |n, b| {
+        n.saturating_mul(10).saturating_add(u64::from(b - b'0'))
+    });
+    if seconds > MAX_EXPIRES_S {
+        return Err(incomplete(
+            "X-Amz-Expires must be less than a week (in seconds) that is 604800".into(),
+        ));
+    }
+    Ok(seconds)
 }
 
 /// `YYYYMMDDTHHMMSSZ` → epoch milliseconds.
@@ -357,6 +405,24 @@ fn canonical_header_value(req: &HttpRequest, name: &str) -> String {
 
 /// The canonical request (exposed for the tests that compare it with botocore's).
 pub fn canonical_request(req: &HttpRequest, signed_headers: &str, presigned: bool) -> String {
+    canonical_request_with(req, signed_headers, presigned, &payload_hash(req))
+}
+
+/// The SHA-256 of the body received, in hex: the payload line of every canonical request. An
+/// `X-Amz-Content-Sha256` header is S3's way to sign a payload hash the client states (or
+/// `UNSIGNED-PAYLOAD`); the other AWS services, SQS among them, hash the body themselves, and
+/// taking the header's word would let a captured signature carry any body sent beside the
+/// original body's hash.
+fn payload_hash(req: &HttpRequest) -> String {
+    hex(&Sha256::digest(&req.body))
+}
+
+fn canonical_request_with(
+    req: &HttpRequest,
+    signed_headers: &str,
+    presigned: bool,
+    payload: &str,
+) -> String {
     let uri = utf8_percent_encode(&normalize_path(&req.path), PATH_ENCODE).to_string();
     let mut headers = String::new();
     for name in signed_headers.split(';') {
@@ -365,9 +431,6 @@ pub fn canonical_request(req: &HttpRequest, signed_headers: &str, presigned: boo
         headers.push_str(&canonical_header_value(req, name));
         headers.push('\n');
     }
-    let payload = header(req, "x-amz-content-sha256")
-        .map(str::to_string)
-        .unwrap_or_else(|| hex(&Sha256::digest(&req.body)));
     format!(
         "{}\n{uri}\n{}\n{headers}\n{signed_headers}\n{payload}",
         req.method.to_ascii_uppercase(),
@@ -375,9 +438,91 @@ pub fn canonical_request(req: &HttpRequest, signed_headers: &str, presigned: boo
     )
 }
 
+fn must_be_signed(name: &str) -> SqsError {
+    SqsError::SignatureDoesNotMatch(format!(
+        "'{name}' must be a 'SignedHeader' in the AWS Authorization."
+    ))
+}
+
+/// Whether the request's SignedHeaders name `name` (lower case).
+fn signs(signed: &Signed, name: &str) -> bool {
+    signed
+        .signed_headers
+        .split(';')
+        .any(|n| n.trim().eq_ignore_ascii_case(name))
+}
+
+/// The headers that decide what a request does must be among those it signs: a header left out
+/// could be changed or added by anyone holding the request. AWS refuses SignedHeaders without
+/// `host` in these words (SignatureDoesNotMatch), before it reads the credential or the date.
+fn check_host_signed(signed: &Signed) -> Result<(), SqsError> {
+    if signs(signed, "host") {
+        Ok(())
+    } else {
+        Err(SqsError::SignatureDoesNotMatch(
+            "'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization.".into(),
+        ))
+    }
+}
+
+/// The rest of that rule, held to AWS's wording for it, once the credential and the date have
+/// been accepted: the date header the signature's date was read from, and for the JSON protocol
+/// `X-Amz-Target`, which names the action (the SDKs always sign it; a Query request names its
+/// action in the signed query or body).
+fn check_covering_headers(req: &HttpRequest, signed: &Signed) -> Result<(), SqsError> {
+    match signed.date_header {
+        Some("x-amz-date") if !signs(signed, "x-amz-date") => {
+            return Err(must_be_signed("X-Amz-Date"))
+        }
+        Some("date") if !signs(signed, "date") => return Err(must_be_signed("Date")),
+        _ => {}
+    }
+    // A request carrying `X-Amz-Target` is a JSON-protocol request (`protocol_of`), whatever
+    // its content type: an unsigned one, added or changed, would pick the action.
+    if header(req, "x-amz-target").is_some() && !signs(signed, "x-amz-target") {
+        return Err(must_be_signed("X-Amz-Target"));
+    }
+    Ok(())
+}
+
+/// Whether `at` (the request's date) is still good at `now`. Every request may be signed up to
+/// 15 minutes ahead of the server clock. A header-signed request, or a presigned one without
+/// `X-Amz-Expires`, is good for 15 minutes after its date; a presigned one with it is good for
+/// exactly the seconds it asked for (up to 7 days), no longer: a link signed for one second is
+/// not a link for fifteen minutes.
+fn check_time(amz_date: &str, at: u64, expires: Option<u64>, now: u64) -> Result<(), SqsError> {
+    if at > now.saturating_add(SKEW_MS) {
+        return Err(SqsError::SignatureDoesNotMatch(format!(
+            "Signature not yet current: {amz_date} is still later than {} ({} + 15 min.)",
+            format_amz_date(now.saturating_add(SKEW_MS)),
+            format_amz_date(now)
+        )));
+    }
+    if let Some(seconds) = expires {
+        // AWS's list of common errors gives RequestExpired for a presigned URL used too late. It
+        // speaks of 15 minutes' grace past the expiry; wasq gives none, so that a short link
+        // stays short.
+        return if at.saturating_add(seconds * 1000) < now {
+            Err(SqsError::RequestExpired("Request has expired".into()))
+        } else {
+            Ok(())
+        };
+    }
+    // AWS reports clock skew with the SignatureDoesNotMatch code (InvalidSignatureException in
+    // JSON) and this wording, in every recorded client log.
+    if at.saturating_add(SKEW_MS) < now {
+        return Err(SqsError::SignatureDoesNotMatch(format!(
+            "Signature expired: {amz_date} is now earlier than {} ({} - 15 min.)",
+            format_amz_date(now - SKEW_MS),
+            format_amz_date(now)
+        )));
+    }
+    Ok(())
+}
+
 /// Check the request's SigV4 signature against `(access key, secret)` at server time `now`
-/// (epoch ms). Checks run in the order AWS reports them: presence, form, key, date, scope,
-/// signature.
+/// (epoch ms). Checks run in the order AWS reports them: presence, form, `host` signed, key,
+/// date, scope; then the other headers that must be signed, the payload hash, the signature.
 pub fn verify(req: &HttpRequest, access_key: &str, secret: &str, now: u64) -> Result<(), SqsError> {
     let signed = match header(req, "authorization") {
         Some(auth) => parse_authorization(req, auth)?,
@@ -390,6 +535,7 @@ pub fn verify(req: &HttpRequest, access_key: &str, secret: &str, now: u64) -> Re
             }
         },
     };
+    check_host_signed(&signed)?;
     let Some(cred) = Credential::parse(&signed.credential) else {
         return Err(incomplete(format!(
             "Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term, got '{}'",
@@ -401,28 +547,13 @@ pub fn verify(req: &HttpRequest, access_key: &str, secret: &str, now: u64) -> Re
             "The security token included in the request is invalid.".into(),
         ));
     }
-    let amz_date = signed.amz_date.unwrap_or_default();
+    let amz_date = signed.amz_date.clone().unwrap_or_default();
     let Some(at) = parse_amz_date(&amz_date) else {
         return Err(incomplete(format!(
             "Date must be in ISO-8601 'basic format'. Got '{amz_date}'. See http://en.wikipedia.org/wiki/ISO_8601"
         )));
     };
-    // AWS reports clock skew with the SignatureDoesNotMatch code (InvalidSignatureException in
-    // JSON) and this wording, in every recorded client log.
-    if at.saturating_add(SKEW_MS) < now {
-        return Err(SqsError::SignatureDoesNotMatch(format!(
-            "Signature expired: {amz_date} is now earlier than {} ({} - 15 min.)",
-            format_amz_date(now - SKEW_MS),
-            format_amz_date(now)
-        )));
-    }
-    if at > now.saturating_add(SKEW_MS) {
-        return Err(SqsError::SignatureDoesNotMatch(format!(
-            "Signature not yet current: {amz_date} is still later than {} ({} + 15 min.)",
-            format_amz_date(now.saturating_add(SKEW_MS)),
-            format_amz_date(now)
-        )));
-    }
+    check_time(&amz_date, at, signed.expires, now)?;
     if cred.terminator != "aws4_request" {
         return Err(SqsError::SignatureDoesNotMatch(format!(
             "Credential should be scoped with a valid terminator: 'aws4_request', not '{}'.",
@@ -440,7 +571,16 @@ pub fn verify(req: &HttpRequest, access_key: &str, secret: &str, now: u64) -> Re
                 .into(),
         ));
     }
-    let canonical = canonical_request(req, &signed.signed_headers, signed.presigned);
+    check_covering_headers(req, &signed)?;
+    let payload = payload_hash(req);
+    // A payload-hash header that is not the body's hash (`UNSIGNED-PAYLOAD` included) is refused
+    // as a signature that does not match, which is what AWS answers for it: its signature can
+    // only have been computed over some other body.
+    if header(req, "x-amz-content-sha256").is_some_and(|h| !h.trim().eq_ignore_ascii_case(&payload))
+    {
+        return Err(SqsError::SignatureDoesNotMatch(MISMATCH.into()));
+    }
+    let canonical = canonical_request_with(req, &signed.signed_headers, signed.presigned, &payload);
     let scope = format!(
         "{}/{}/{}/aws4_request",
         cred.date, cred.region, cred.service
