@@ -1,5 +1,5 @@
-// Driver for scripts/bench-server.sh: autocannon against SQS endpoints given as
-// `label=url` arguments, two workloads each, several runs, medians, a markdown table.
+// Driver for scripts/bench-server.sh and bench/compare.mjs: autocannon against SQS endpoints
+// given as `label=url` arguments, two workloads each, several runs, medians, a markdown table.
 //
 //   send:  SendMessage (AWS JSON 1.0), 32 connections
 //   cycle: SendMessageBatch(10) → ReceiveMessage(10) → DeleteMessageBatch(received), 32 connections
