@@ -39,6 +39,6 @@ export function packageSize(dir) {
   return { wasm, entries, largest: wasm + Math.max(...Object.values(entries)) };
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
   console.log(JSON.stringify(packageSize(resolve(process.argv[2] ?? "pkg"))));
 }
