@@ -101,12 +101,19 @@ for (let round = 1; round <= ROUNDS; round++) {
   for (const side of order(round)) {
     if (!SKIP.has("cycle")) {
       const lines = jsonLines("bench/package.mjs", ["--pkg", SIDES[side], "--only", "cycle", "--layers", "engine-default", "--seconds", SECONDS]);
-      for (const l of lines) record({ round, side, figure: `cycle-${l.workload}`, value: l.messages_per_s });
+      for (const l of lines) {
+        record({ round, side, figure: `cycle-${l.workload}-cpu`, value: l.messages_per_cpu_s });
+        record({ round, side, figure: `cycle-${l.workload}`, value: l.messages_per_s });
+      }
     }
     if (!SKIP.has("restore")) {
       for (const storage of ["memory", "file"]) {
         const [l] = jsonLines("bench/restore.mjs", ["--pkg", SIDES[side], "--storage", storage]);
-        if (storage === "memory") record({ round, side, figure: "instantiate", value: l.instantiate_ms });
+        if (storage === "memory") {
+          record({ round, side, figure: "instantiate-cpu", value: l.instantiate_cpu_ms });
+          record({ round, side, figure: "instantiate", value: l.instantiate_ms });
+        }
+        record({ round, side, figure: `restore-${storage}-cpu`, value: l.first_restore_cpu_ms });
         record({ round, side, figure: `restore-${storage}`, value: l.first_restore_ms });
       }
     }
@@ -186,17 +193,25 @@ const median = (xs) => {
 const samples = (side, figure) => rows.filter((r) => r.side === side && r.figure === figure).map((r) => r.value);
 const fmt = (x, digits) => x.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 // [figure, label, unit digits, what the ratio must stay within, or null for information only]
+// The package's in-process figures are judged by CPU time (user + system, all threads): on a
+// shared machine, waiting for a core inflates the wall clock by whatever else runs, and that
+// swamps a 10 % difference; CPU time moves far less. The wall-clock figures follow for reference.
 const FIGURES = [
-  ["cycle-single", "package single cycle, `Engine.dispatch`, msg/s", 0, (x) => x >= 0.9],
-  ["cycle-batch10", "package batched cycle (10 a call), msg/s", 0, (x) => x >= 0.9],
+  ["cycle-single-cpu", "package single cycle, `Engine.dispatch`, msg/s of CPU time", 0, (x) => x >= 0.9],
+  ["cycle-batch10-cpu", "package batched cycle (10 a call), msg/s of CPU time", 0, (x) => x >= 0.9],
   ["serve--memory", "`wasq serve --memory` SendMessage req/s, 32 connections", 0, (x) => x >= 0.9],
   ["serve--data", "`wasq serve --data` SendMessage req/s, 32 connections", 0, (x) => x >= 0.9],
-  ["instantiate", "instantiate the package, ms (lower is better)", 1, null],
-  ["restore-memory", "recover 100,000 messages, MemoryStorage, ms (lower is better)", 1, null],
-  ["restore-file", "recover 100,000 messages, FileStorage, ms (lower is better)", 1, null],
+  ["instantiate-cpu", "instantiate the package, ms of CPU time (lower is better)", 1, null],
+  ["restore-memory-cpu", "recover 100,000 messages, MemoryStorage, ms of CPU time (lower is better)", 1, null],
+  ["restore-file-cpu", "recover 100,000 messages, FileStorage, ms of CPU time (lower is better)", 1, null],
   ["size", "package, largest entry gzipped, KB (budget ≤ 210)", 1, null],
   ["native-single", "native single cycle, msg/s (information only)", 0, null],
   ["native-batch10", "native batched cycle, msg/s (information only)", 0, null],
+  ["cycle-single", "package single cycle, msg/s by the wall clock", 0, null],
+  ["cycle-batch10", "package batched cycle, msg/s by the wall clock", 0, null],
+  ["instantiate", "instantiate, ms by the wall clock", 1, null],
+  ["restore-memory", "recover, MemoryStorage, ms by the wall clock", 1, null],
+  ["restore-file", "recover, FileStorage, ms by the wall clock", 1, null],
 ];
 const loadEnd = loadavg()[0];
 const model = (cpus()[0]?.model ?? "unknown").trim();
