@@ -7,7 +7,7 @@ ARGS ?=
 CRASH_KILLS ?= 200
 
 .PHONY: all tools pkg serve serve-edge lint test test-rust test-js test-crash test-page \
-        test-clients test-edge soak bench bench-server clean
+        test-clients test-edge test-big-log soak bench bench-server clean
 
 all: pkg
 
@@ -37,6 +37,7 @@ test-rust:
 	cargo test --release
 
 ## The package against its own contract, in Node, Chromium and workerd; storage; consumer.
+## test-js, test-clients and test-edge run on Node 22, fetched by scripts/ensure-node.sh.
 test-js: pkg
 	scripts/test-js.sh
 
@@ -44,6 +45,11 @@ test-js: pkg
 test-crash: pkg
 	WASQ_CRASH_KILLS=$(CRASH_KILLS) node --test tests/crash/crash.test.js
 	WASQ_IDB_CRASH_KILLS=4 node --test tests/crash/idb-crash.test.js
+
+## A FileStorage log over 2 GiB, built for real and opened again (slow, ~2.1 GiB of temp space;
+## not part of `make test`).
+test-big-log: pkg
+	node --test tests/crash/big-log.test.js
 
 ## The playground page in real Chromium, served by wasq serve.
 test-page: pkg
@@ -74,4 +80,4 @@ bench-server: pkg
 
 clean:
 	cargo clean
-	rm -rf pkg node_modules .venv
+	rm -rf pkg node_modules .venv .tools

@@ -75,10 +75,26 @@ export class FileStorage implements Storage {
    * overlapping flushes (durability "full": asynchronous answers wait for it); `false` syncs only
    * in `flush()` and `close()` (durability "relaxed").
    */
-  constructor(dir: string, options?: { fsync?: boolean | "group"; compactRatio?: number; compactMinBytes?: number; lock?: boolean });
+  constructor(
+    dir: string,
+    options?: {
+      fsync?: boolean | "group";
+      /** Compact when the log exceeds compactRatio (default 2) × live data + compactMinBytes (default 1 MiB). */
+      compactRatio?: number;
+      compactMinBytes?: number;
+      lock?: boolean;
+      /** The most read from the log at once (default 4 MiB); a log of any size is read in such chunks. */
+      readChunkBytes?: number;
+      /** Told what opening dropped from a torn tail (default console.warn). */
+      warn?: (message: string) => void;
+    },
+  );
   readonly durability: "full" | "relaxed";
-  /** What opening found: bytes of a torn tail dropped (0 on a clean log) and records replayed. */
-  readonly recovery: { droppedBytes: number; records: number };
+  /**
+   * What opening found: bytes of a torn tail dropped (0 on a clean log), the records among them
+   * (0 or 1; 0 for a zero-filled tail), and the whole records replayed.
+   */
+  readonly recovery: { droppedBytes: number; droppedRecords: number; records: number };
   /** Log size and live data size in bytes, record count, compactions and syncs since open. */
   readonly stats: {
     logBytes: number;
@@ -209,16 +225,196 @@ export interface EngineEvent {
   [field: string]: unknown;
 }
 
-export type SqsAction =
-  | "AddPermission" | "CancelMessageMoveTask" | "ChangeMessageVisibility" | "ChangeMessageVisibilityBatch"
-  | "CreateQueue" | "DeleteMessage" | "DeleteMessageBatch" | "DeleteQueue" | "GetQueueAttributes"
-  | "GetQueueUrl" | "ListDeadLetterSourceQueues" | "ListMessageMoveTasks" | "ListQueueTags" | "ListQueues"
-  | "PurgeQueue" | "ReceiveMessage" | "RemovePermission" | "SendMessage" | "SendMessageBatch"
-  | "SetQueueAttributes" | "StartMessageMoveTask" | "TagQueue" | "UntagQueue";
+// Every action's input and output, as the AWS JSON 1.0 protocol names its members (the SDK's
+// command inputs use the same names). Typed so that a misspelt member (`QueueURL`), a wrong type
+// (`MessageBody: 1`) or an unknown action fails `tsc` instead of the call at run time.
 
-/** SQS JSON (AWS JSON 1.0 members, e.g. `{ QueueUrl, MessageBody }`). */
+/** A queue attribute's name, as CreateQueue/SetQueueAttributes take and GetQueueAttributes returns. */
+export type QueueAttributeName =
+  | "DelaySeconds" | "MaximumMessageSize" | "MessageRetentionPeriod" | "Policy"
+  | "ReceiveMessageWaitTimeSeconds" | "VisibilityTimeout" | "RedrivePolicy" | "RedriveAllowPolicy"
+  | "FifoQueue" | "ContentBasedDeduplication" | "DeduplicationScope" | "FifoThroughputLimit"
+  | "KmsMasterKeyId" | "KmsDataKeyReusePeriodSeconds" | "SqsManagedSseEnabled"
+  | "ApproximateNumberOfMessages" | "ApproximateNumberOfMessagesNotVisible"
+  | "ApproximateNumberOfMessagesDelayed" | "CreatedTimestamp" | "LastModifiedTimestamp" | "QueueArn";
+/** A message's system attribute, as ReceiveMessage's MessageSystemAttributeNames names it. */
+export type MessageSystemAttributeName =
+  | "All" | "SenderId" | "SentTimestamp" | "ApproximateReceiveCount" | "ApproximateFirstReceiveTimestamp"
+  | "SequenceNumber" | "MessageDeduplicationId" | "MessageGroupId" | "AWSTraceHeader" | "DeadLetterQueueSourceArn";
+/** Attribute values are strings on the wire, numbers included (`{ VisibilityTimeout: "30" }`). */
+export type QueueAttributes = Partial<Record<QueueAttributeName, string>>;
+/** A message attribute: `BinaryValue` is base64 text, as on the wire. */
+export interface MessageAttributeValue {
+  DataType: string;
+  StringValue?: string;
+  BinaryValue?: string;
+}
+/** The one message system attribute SQS accepts on send. */
+export interface MessageSystemAttributeValue {
+  DataType: "String";
+  StringValue: string;
+}
+/** A number member: the engine also takes a BigInt holding an integer. */
+type Int = number | bigint;
+
+interface QueueRef {
+  QueueUrl: string;
+}
+/** What SendMessage and each SendMessageBatch entry carry. */
+interface MessageToSend {
+  MessageBody: string;
+  DelaySeconds?: Int;
+  MessageAttributes?: Record<string, MessageAttributeValue>;
+  MessageSystemAttributes?: { AWSTraceHeader?: MessageSystemAttributeValue };
+  MessageDeduplicationId?: string;
+  MessageGroupId?: string;
+}
+/** What SendMessage and each successful SendMessageBatch entry answer. */
+interface MessageSent {
+  MessageId: string;
+  MD5OfMessageBody: string;
+  MD5OfMessageAttributes?: string;
+  MD5OfMessageSystemAttributes?: string;
+  /** FIFO queues. */
+  SequenceNumber?: string;
+}
+/** A batch entry SQS refused; the others succeeded. */
+export interface BatchResultErrorEntry {
+  Id: string;
+  SenderFault: boolean;
+  Code: string;
+  Message?: string;
+}
+interface BatchOutput<Success> {
+  Successful: Success[];
+  Failed: BatchResultErrorEntry[];
+}
+type Empty = Record<string, never>;
+
+export interface CreateQueueInput {
+  QueueName: string;
+  Attributes?: QueueAttributes;
+  tags?: Record<string, string>;
+}
+export interface GetQueueUrlInput {
+  QueueName: string;
+  QueueOwnerAWSAccountId?: string;
+}
+export interface ListQueuesInput {
+  QueueNamePrefix?: string;
+  NextToken?: string;
+  MaxResults?: Int;
+}
+export interface GetQueueAttributesInput extends QueueRef {
+  AttributeNames?: (QueueAttributeName | "All")[];
+}
+export interface SetQueueAttributesInput extends QueueRef {
+  Attributes: QueueAttributes;
+}
+export interface TagQueueInput extends QueueRef {
+  Tags: Record<string, string>;
+}
+export interface UntagQueueInput extends QueueRef {
+  TagKeys: string[];
+}
+export interface AddPermissionInput extends QueueRef {
+  Label: string;
+  AWSAccountIds: string[];
+  Actions: string[];
+}
+export interface RemovePermissionInput extends QueueRef {
+  Label: string;
+}
+export interface ListDeadLetterSourceQueuesInput extends QueueRef {
+  NextToken?: string;
+  MaxResults?: Int;
+}
+export interface SendMessageInput extends QueueRef, MessageToSend {}
+export interface SendMessageBatchInput extends QueueRef {
+  Entries: (MessageToSend & { Id: string })[];
+}
+export interface ReceiveMessageInput extends QueueRef {
+  /** Deprecated by SQS in favour of MessageSystemAttributeNames; still accepted. */
+  AttributeNames?: (MessageSystemAttributeName | QueueAttributeName)[];
+  MessageSystemAttributeNames?: MessageSystemAttributeName[];
+  MessageAttributeNames?: string[];
+  MaxNumberOfMessages?: Int;
+  VisibilityTimeout?: Int;
+  WaitTimeSeconds?: Int;
+  /** FIFO queues. */
+  ReceiveRequestAttemptId?: string;
+}
+export interface DeleteMessageInput extends QueueRef {
+  ReceiptHandle: string;
+}
+export interface DeleteMessageBatchInput extends QueueRef {
+  Entries: { Id: string; ReceiptHandle: string }[];
+}
+export interface ChangeMessageVisibilityInput extends QueueRef {
+  ReceiptHandle: string;
+  VisibilityTimeout: Int;
+}
+export interface ChangeMessageVisibilityBatchInput extends QueueRef {
+  Entries: { Id: string; ReceiptHandle: string; VisibilityTimeout: Int }[];
+}
+export interface StartMessageMoveTaskInput {
+  SourceArn: string;
+  DestinationArn?: string;
+  MaxNumberOfMessagesPerSecond?: Int;
+}
+export interface CancelMessageMoveTaskInput {
+  TaskHandle: string;
+}
+export interface ListMessageMoveTasksInput {
+  SourceArn: string;
+  MaxResults?: Int;
+}
+export interface MessageMoveTask {
+  TaskHandle?: string;
+  Status: "RUNNING" | "COMPLETED" | "CANCELLING" | "CANCELLED" | "FAILED";
+  SourceArn: string;
+  DestinationArn?: string;
+  MaxNumberOfMessagesPerSecond?: number;
+  ApproximateNumberOfMessagesMoved: number;
+  ApproximateNumberOfMessagesToMove?: number;
+  FailureReason?: string;
+  StartedTimestamp: number;
+}
+
+/** Each action's parameters and result: `SqsActions["SendMessage"]["input"]`. */
+export interface SqsActions {
+  AddPermission: { input: AddPermissionInput; output: Empty };
+  CancelMessageMoveTask: { input: CancelMessageMoveTaskInput; output: { ApproximateNumberOfMessagesMoved: number } };
+  ChangeMessageVisibility: { input: ChangeMessageVisibilityInput; output: Empty };
+  ChangeMessageVisibilityBatch: { input: ChangeMessageVisibilityBatchInput; output: BatchOutput<{ Id: string }> };
+  CreateQueue: { input: CreateQueueInput; output: { QueueUrl: string } };
+  DeleteMessage: { input: DeleteMessageInput; output: Empty };
+  DeleteMessageBatch: { input: DeleteMessageBatchInput; output: BatchOutput<{ Id: string }> };
+  DeleteQueue: { input: QueueRef; output: Empty };
+  GetQueueAttributes: { input: GetQueueAttributesInput; output: { Attributes?: QueueAttributes } };
+  GetQueueUrl: { input: GetQueueUrlInput; output: { QueueUrl: string } };
+  ListDeadLetterSourceQueues: { input: ListDeadLetterSourceQueuesInput; output: { queueUrls: string[]; NextToken?: string } };
+  ListMessageMoveTasks: { input: ListMessageMoveTasksInput; output: { Results?: MessageMoveTask[] } };
+  ListQueueTags: { input: QueueRef; output: { Tags?: Record<string, string> } };
+  ListQueues: { input: ListQueuesInput; output: { QueueUrls?: string[]; NextToken?: string } };
+  PurgeQueue: { input: QueueRef; output: Empty };
+  ReceiveMessage: { input: ReceiveMessageInput; output: { Messages?: ReceivedMessage[] } };
+  RemovePermission: { input: RemovePermissionInput; output: Empty };
+  SendMessage: { input: SendMessageInput; output: MessageSent };
+  SendMessageBatch: { input: SendMessageBatchInput; output: BatchOutput<MessageSent & { Id: string }> };
+  SetQueueAttributes: { input: SetQueueAttributesInput; output: Empty };
+  StartMessageMoveTask: { input: StartMessageMoveTaskInput; output: { TaskHandle: string } };
+  TagQueue: { input: TagQueueInput; output: Empty };
+  UntagQueue: { input: UntagQueueInput; output: Empty };
+}
+
+export type SqsAction = keyof SqsActions;
+/** @deprecated Untyped parameters; use SqsInput<"SendMessage"> etc. */
 export type SqsParams = Record<string, unknown>;
+/** @deprecated Untyped results; use SqsOutput<"SendMessage"> etc. */
 export type SqsResult = Record<string, any>;
+export type SqsInput<A extends SqsAction> = SqsActions[A]["input"];
+export type SqsOutput<A extends SqsAction> = SqsActions[A]["output"];
 
 export interface ReceivedMessage {
   MessageId: string;
@@ -275,14 +471,15 @@ export class Engine {
   readonly clock: Clock;
   readonly closed: boolean;
   /** Any SQS action, synchronously. Throws an {@link SqsError}. */
-  dispatch(action: SqsAction | string, params?: SqsParams): SqsResult;
+  dispatch<A extends SqsAction>(action: A, params: SqsInput<A>): SqsOutput<A>;
   /** ReceiveMessage with long polling on the engine's clock; aborts with `signal`. */
-  receiveMessage(params: SqsParams, options?: { signal?: AbortSignal }): Promise<{ Messages?: ReceivedMessage[] }>;
+  receiveMessage(params: ReceiveMessageInput, options?: { signal?: AbortSignal }): Promise<SqsOutput<"ReceiveMessage">>;
   /** Every message of a queue and its state, read-only. */
   peek(queueUrl: string): QueuePeek;
   /**
-   * Resolves once a long poll is waiting on this engine (on `queue`, a URL or name, if given), at
-   * once when one already is; rejects with EngineClosedError on close(). A test on a ManualClock
+   * Resolves once a receive has reached this engine (on `queue`, a URL or name, if given): a long
+   * poll waiting (at once when one already is), or a receive answered without waiting (a message
+   * already visible, a refusal); rejects with EngineClosedError on close(). A test on a ManualClock
    * awaits it between an SDK `send(ReceiveMessageCommand)` and `clock.advance()`: the request
    * reaches the engine some ticks after send() returns.
    */
@@ -311,28 +508,28 @@ export class Engine {
   /** Stop timers, reject pending long polls (EngineClosedError), release the wasm memory. */
   close(): void;
 
-  addPermission(params: SqsParams): SqsResult;
-  cancelMessageMoveTask(params: SqsParams): SqsResult;
-  changeMessageVisibility(params: SqsParams): SqsResult;
-  changeMessageVisibilityBatch(params: SqsParams): SqsResult;
-  createQueue(params: SqsParams): { QueueUrl: string };
-  deleteMessage(params: SqsParams): SqsResult;
-  deleteMessageBatch(params: SqsParams): SqsResult;
-  deleteQueue(params: SqsParams): SqsResult;
-  getQueueAttributes(params: SqsParams): { Attributes?: Record<string, string> };
-  getQueueUrl(params: SqsParams): { QueueUrl: string };
-  listDeadLetterSourceQueues(params: SqsParams): SqsResult;
-  listMessageMoveTasks(params: SqsParams): SqsResult;
-  listQueueTags(params: SqsParams): SqsResult;
-  listQueues(params?: SqsParams): { QueueUrls?: string[]; NextToken?: string };
-  purgeQueue(params: SqsParams): SqsResult;
-  removePermission(params: SqsParams): SqsResult;
-  sendMessage(params: SqsParams): { MessageId: string; MD5OfMessageBody: string; [k: string]: unknown };
-  sendMessageBatch(params: SqsParams): SqsResult;
-  setQueueAttributes(params: SqsParams): SqsResult;
-  startMessageMoveTask(params: SqsParams): SqsResult;
-  tagQueue(params: SqsParams): SqsResult;
-  untagQueue(params: SqsParams): SqsResult;
+  addPermission(params: SqsInput<"AddPermission">): SqsOutput<"AddPermission">;
+  cancelMessageMoveTask(params: SqsInput<"CancelMessageMoveTask">): SqsOutput<"CancelMessageMoveTask">;
+  changeMessageVisibility(params: SqsInput<"ChangeMessageVisibility">): SqsOutput<"ChangeMessageVisibility">;
+  changeMessageVisibilityBatch(params: SqsInput<"ChangeMessageVisibilityBatch">): SqsOutput<"ChangeMessageVisibilityBatch">;
+  createQueue(params: SqsInput<"CreateQueue">): SqsOutput<"CreateQueue">;
+  deleteMessage(params: SqsInput<"DeleteMessage">): SqsOutput<"DeleteMessage">;
+  deleteMessageBatch(params: SqsInput<"DeleteMessageBatch">): SqsOutput<"DeleteMessageBatch">;
+  deleteQueue(params: SqsInput<"DeleteQueue">): SqsOutput<"DeleteQueue">;
+  getQueueAttributes(params: SqsInput<"GetQueueAttributes">): SqsOutput<"GetQueueAttributes">;
+  getQueueUrl(params: SqsInput<"GetQueueUrl">): SqsOutput<"GetQueueUrl">;
+  listDeadLetterSourceQueues(params: SqsInput<"ListDeadLetterSourceQueues">): SqsOutput<"ListDeadLetterSourceQueues">;
+  listMessageMoveTasks(params: SqsInput<"ListMessageMoveTasks">): SqsOutput<"ListMessageMoveTasks">;
+  listQueueTags(params: SqsInput<"ListQueueTags">): SqsOutput<"ListQueueTags">;
+  listQueues(params?: SqsInput<"ListQueues">): SqsOutput<"ListQueues">;
+  purgeQueue(params: SqsInput<"PurgeQueue">): SqsOutput<"PurgeQueue">;
+  removePermission(params: SqsInput<"RemovePermission">): SqsOutput<"RemovePermission">;
+  sendMessage(params: SqsInput<"SendMessage">): SqsOutput<"SendMessage">;
+  sendMessageBatch(params: SqsInput<"SendMessageBatch">): SqsOutput<"SendMessageBatch">;
+  setQueueAttributes(params: SqsInput<"SetQueueAttributes">): SqsOutput<"SetQueueAttributes">;
+  startMessageMoveTask(params: SqsInput<"StartMessageMoveTask">): SqsOutput<"StartMessageMoveTask">;
+  tagQueue(params: SqsInput<"TagQueue">): SqsOutput<"TagQueue">;
+  untagQueue(params: SqsInput<"UntagQueue">): SqsOutput<"UntagQueue">;
 }
 
 export interface HandlerOptions {
@@ -361,7 +558,7 @@ export function createRequestHandler(engine: Engine, options?: HandlerOptions): 
 export function createFetchHandler(engine: Engine, options?: HandlerOptions): (request: Request) => Promise<Response>;
 
 export interface ConsumerOptions {
-  engine: Engine | { receiveMessage(params: SqsParams, options?: { signal?: AbortSignal }): Promise<{ Messages?: ReceivedMessage[] }>; [method: string]: any };
+  engine: Engine | { receiveMessage(params: ReceiveMessageInput, options?: { signal?: AbortSignal }): Promise<{ Messages?: ReceivedMessage[] }>; [method: string]: any };
   queueUrl: string;
   /** Its result is ignored (return what you like, e.g. the message, as for sqs-consumer); a throw or rejection is a failure. */
   handleMessage?: (message: ReceivedMessage) => unknown;

@@ -27,7 +27,10 @@ readonly TARGET_BYTES=$((150 * 1024))
 # Nineteenth session"). 177.2 with SigV4 hardened (#31: the body hashed rather than trusted, the
 # signed-header rules, X-Amz-Expires, and their AWS refusals: +0.7 KB, 162,606 -> 163,308 bytes
 # of gzipped wasm).
-readonly LIMIT_KB=${WASQ_PKG_LIMIT_KB:-177.2}
+# 177.3 with source maps and whenPolling() ended by every receive (+0.1 KB).
+# 179.0 with FileStorage streaming its log and holding an index instead of the values (Node
+# entry only, +1.7 KB).
+readonly LIMIT_KB=${WASQ_PKG_LIMIT_KB:-179.0}
 readonly OUT=pkg
 readonly BINDGEN_OUT=target/wasq-bindgen
 
@@ -144,7 +147,10 @@ node -e '
 #   what both use is one shared module, chunks/workerd.js (named without a hash, so a build that
 #   ever splits into two chunks fails here instead of shipping a graph nobody measured).
 esbuild=node_modules/.bin/esbuild
-bundle=(--bundle --format=esm --minify --log-level=warning)
+# --sourcemap: an error inside wasq points at pkg-template's file and line (with Node's
+# --enable-source-maps, or a browser's devtools) rather than column 15503 of a one-line bundle.
+# The maps are separate files, loaded only by a debugger: the bundles grow by one comment line.
+bundle=(--bundle --format=esm --minify --sourcemap --log-level=warning)
 into=(--outbase="$STAGE" --outdir="$OUT")
 "$esbuild" "$STAGE/entry/browser.js" "${bundle[@]}" "${into[@]}" --platform=browser
 "$esbuild" "$STAGE/bin/wasq.mjs" "${bundle[@]}" "${into[@]}" --platform=node --out-extension:.js=.mjs
@@ -152,7 +158,7 @@ into=(--outbase="$STAGE" --outdir="$OUT")
   --splitting --chunk-names=chunks/workerd --external:../wasq_bg.wasm
 # CommonJS consumers (`require("wasq")`) get one self-contained bundle of the same ESM sources.
 "$esbuild" "$STAGE/entry-src/node-cjs.js" --bundle --platform=node --format=cjs --target=node20 \
-  --minify --log-level=warning --log-override:empty-import-meta=silent \
+  --minify --sourcemap --log-level=warning --log-override:empty-import-meta=silent \
   --outfile="$OUT/entry/node.cjs"
 # Its comments stay in the source: shipped, they were 0.3 KB gzipped of the Node entry's budget.
 grep -v '^//' "$STAGE/entry-src/node-esm.js" > "$OUT/entry/node.js"
@@ -160,12 +166,25 @@ grep -v '^//' "$STAGE/entry-src/node-esm.js" > "$OUT/entry/node.js"
 # dispatchText, COMMIT_PACKED, packRecords) as exports, all from one bundle (entry-src/node-internal.js).
 "$esbuild" "$STAGE/entry-src/node-internal.js" "${bundle[@]}" --platform=node \
   --outfile="$OUT/internal/node.js"
+# The maps name the staging copy the bundles were built from (../../target/pkg-stage/…, a path
+# only this build had); name pkg-template's files instead, where the sources are in the repo.
+# (Every output is one level deep, so one prefix fits every map.) Their text is in the maps.
+node -e '
+  const fs = require("fs");
+  for (const file of process.argv.slice(1)) {
+    const map = JSON.parse(fs.readFileSync(file, "utf8"));
+    map.sources = map.sources.map((s) => s.replace(/^\.\.\/\.\.\/target\/pkg-stage\//, "../pkg-template/"));
+    fs.writeFileSync(file, JSON.stringify(map));
+  }
+' $(find "$OUT" -name '*.map')
 # TypeScript resolves `require` types from a .d.cts next to the .d.ts.
 cp "$OUT/index.d.ts" "$OUT/index.d.cts"
 cp "$STAGE/worker/index.d.ts" "$OUT/worker/index.d.ts"
 # The playground page and its <wasq-playground> element ship as they are (plain ES modules, no
 # build step of their own): `import "wasq/playground"` for docs sites, and the page that
-# `wasq serve` shows. The element finds the package one directory up from itself.
+# `npx wasq serve` shows at / (bin/wasq.mjs looks for it beside bin/ when not run from a
+# checkout). The element finds the package one directory up from itself. Its README is the
+# embedding and scenario-format guide.
 mkdir -p "$OUT/www"
 cp www/*.html www/*.js www/*.css www/README.md "$OUT/www"/
 

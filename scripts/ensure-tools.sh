@@ -39,6 +39,9 @@ if [[ ! -x /usr/bin/chromium || ! -x /usr/bin/chromedriver ]]; then
 fi
 
 # npm writes node_modules/.package-lock.json on every install; older than the lock file = stale.
+# Under Node 22 (scripts/ensure-node.sh): miniflare requires it, and npm on an older node warns
+# EBADENGINE for it on every clean install.
 if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
-  npm ci --no-audit --no-fund
+  node_bin=$(scripts/ensure-node.sh)
+  PATH="${node_bin:+$node_bin:}$PATH" npm ci --no-audit --no-fund
 fi

@@ -16,9 +16,12 @@ if [[ ! -d node_modules/@aws-sdk/client-sqs || ! -d node_modules/sqs-consumer ]]
 fi
 
 scripts/ensure-venv.sh
+# On Node 22 whatever node is on PATH (scripts/ensure-node.sh; WASQ_NODE=system: PATH's own).
+node_bin=$(scripts/ensure-node.sh)
+if [[ -n "$node_bin" ]]; then export PATH="$node_bin:$PATH"; fi
 
 echo "== node: @aws-sdk/client-sqs, sqs-consumer, sqs-producer (tests/clients/)"
-node --test tests/clients/
+node --test tests/clients/*.test.mjs # by name: Node 22 takes a directory as a file
 
 echo "== python: boto3, Query via SigV4Auth, AWS CLI (tests/clients/python/)"
 PATH="$PWD/.venv/bin:$PATH" .venv/bin/python -m pytest -q -p no:cacheprovider tests/clients/python

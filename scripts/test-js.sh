@@ -12,8 +12,13 @@ if [[ ! -f pkg/package.json ]]; then
   exit 1
 fi
 scripts/ensure-tools.sh
+# On Node 22 whatever node is on PATH (scripts/ensure-node.sh; WASQ_NODE=system: PATH's own).
+node_bin=$(scripts/ensure-node.sh)
+if [[ -n "$node_bin" ]]; then export PATH="$node_bin:$PATH"; fi
 
-node --test tests/js/ tests/packaging/
+# Test files named by the shell: Node 22 takes a directory argument as a file (Node 20 searched it).
+shopt -s globstar
+node --test tests/js/**/*.test.js tests/packaging/*.test.mjs
 
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
 cargo test --target wasm32-unknown-unknown --test wasm

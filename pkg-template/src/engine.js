@@ -22,6 +22,8 @@ export const WAIT = Symbol("wasq.wait");
 export const FLUSH = Symbol("wasq.flush");
 export const NOW = Symbol("wasq.now");
 export const INTERNAL = Symbol("wasq.internal");
+// A ReceiveMessage reached the engine, whether it waits or is answered at once (see whenPolling).
+export const RECEIVED = Symbol("wasq.received");
 
 /** Every SQS action; each also gets a camelCase method (`sendMessage(params)`). */
 export const ACTIONS = [
@@ -210,6 +212,7 @@ export class Engine {
     signal?.throwIfAborted();
     const start = this[NOW]();
     let out;
+    this[RECEIVED](params?.QueueUrl);
     try {
       out = this.dispatch("ReceiveMessage", params);
     } catch (err) {
@@ -336,12 +339,16 @@ export class Engine {
   }
 
   /**
-   * Resolves once a long poll is waiting on this engine (on `queue`, a URL or name, if given):
-   * at once when one already is. For tests on a ManualClock: a request made through an SDK
-   * reaches the engine some ticks after `send()` returns (the first call of a client, a few
-   * macrotasks), so a `clock.advance()` made before then passes the poll by, and the poll then
-   * waits its whole WaitTimeSeconds from the new time. `await engine.whenPolling()` between the
-   * two orders them without timers, real or fake. Rejects with EngineClosedError on `close()`.
+   * Resolves once a receive has reached this engine (on `queue`, a URL or name, if given): when
+   * a long poll starts waiting, or when a receive is answered at once (a message was already
+   * there, or it was refused); at once when a long poll already waits. For tests on a
+   * ManualClock: a request made through an SDK reaches the engine some ticks after `send()`
+   * returns (the first call of a client, a few macrotasks), so a `clock.advance()` made before
+   * then passes the poll by, and the poll then waits its whole WaitTimeSeconds from the new time.
+   * `await engine.whenPolling()` between the two orders them without timers, real or fake. It
+   * resolves on an answered receive too because the test cannot know which the receive will be:
+   * one that waited only for a poll would hang whenever the queue already held a message.
+   * Rejects with EngineClosedError on `close()`.
    * @param {string} [queue] queue URL or name
    * @returns {Promise<void>}
    */
@@ -402,16 +409,22 @@ export class Engine {
     return this.#core.requestContext(request);
   }
 
+  /**
+   * A receive on `queueUrl` reached the engine: it ends the watches on its queue. Called before
+   * the receive runs, and a receive that then waits registers its poll before anything is
+   * awaited, so a watcher's continuation finds the poll waiting (or the receive answered).
+   */
+  [RECEIVED](queueUrl) {
+    for (const watcher of [...this.#pollWatchers]) {
+      if (watcher.name === undefined || watcher.name === queueName(String(queueUrl))) watcher.resolve();
+    }
+  }
+
   /** Resolves when a later call or tick makes the queue receivable, or at `deadline`. */
   [WAIT](queueUrl, context, deadline, signal) {
     this.#assertOpen();
+    // (whenPolling's watches were ended by [RECEIVED] as the receive arrived, before this.)
     const promise = this.#waiters.add(queueUrl, context, deadline, signal);
-    if (this.#pollWatchers.size > 0) {
-      // (An already aborted signal rejected the poll without adding it: checked, not assumed.)
-      for (const watcher of [...this.#pollWatchers]) {
-        if (this.#waiters.some((url) => watcher.name === undefined || queueName(url) === watcher.name)) watcher.resolve();
-      }
-    }
     this.#arm();
     // An aborted poll leaves the waiters without waking the engine: re-arm, so that the timer
     // kept alive for its deadline lets go (Consumer.stop() would otherwise hold a Node process

@@ -2,7 +2,7 @@
 // bytes to the Rust protocol layer (AWS JSON 1.0 and Query, SigV4 when credentials are set);
 // only long polling is done here, because waiting is the host's job.
 
-import { HTTP, CONTEXT, DISPATCH, WAIT, FLUSH, NOW } from "./engine.js";
+import { HTTP, CONTEXT, DISPATCH, WAIT, FLUSH, NOW, RECEIVED } from "./engine.js";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -133,8 +133,12 @@ export async function serve(engine, req, options, abort) {
   const start = engine[NOW]();
   const request = engineRequest(req.method, req.path, req.query, req.flat, req.body);
   let res = engine[HTTP](request, options);
-  const receive = res.status === 200 ? receiveOf(req) : null;
-  if (receive && !delivered(res, receive.json)) {
+  // A receive, answered, refused or about to wait, ends whenPolling()'s watches on its queue (a
+  // poll registers below before anything is awaited, so a watcher then finds it waiting). A body
+  // refused as too large is not parsed.
+  const receive = res.status !== 413 ? receiveOf(req) : null;
+  if (receive) engine[RECEIVED](receive.queueUrl);
+  if (receive && res.status === 200 && !delivered(res, receive.json)) {
     signal ??= abort?.();
     // The region (SigV4 scope) and host decide which queue the URL names, as for the request.
     const context = engine[CONTEXT](request);

@@ -32,5 +32,14 @@ test("examples/edge deploys what the tests run: same compatibility date and flag
   }
   assert.match(toml, /new_sqlite_classes = \["WasqQueue", "WasqDirectory"\]/);
   assert.match(read("examples/edge/worker.js"), /export \{ default, WasqQueue, WasqDirectory \} from "wasq\/worker";/);
-  assert.equal(JSON.parse(read("examples/edge/package.json")).dependencies.wasq, "file:../../pkg");
+  const pkg = JSON.parse(read("examples/edge/package.json"));
+  assert.equal(pkg.dependencies.wasq, "file:../../pkg");
+  // `npm run dev` / `npm run deploy` need no global wrangler (example-wrangler.test.mjs runs it).
+  assert.ok(pkg.devDependencies?.wrangler, "wrangler is a devDependency");
+  assert.deepEqual(pkg.scripts, { dev: "wrangler dev", deploy: "wrangler deploy" });
+  // `wrangler dev` answers 500 without the signing secrets: the example says where they go.
+  const vars = read("examples/edge/.dev.vars.example");
+  assert.match(vars, /^WASQ_ACCESS_KEY_ID=\S+$/m);
+  assert.match(vars, /^WASQ_SECRET_ACCESS_KEY=\S+$/m);
+  for (const doc of ["docs/edge.md", "examples/edge/README.md"]) assert.match(read(doc), /\.dev\.vars/, doc);
 });

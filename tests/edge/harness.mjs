@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 export const PKG = resolve(process.env.WASQ_PKG_DIR ?? new URL("../../pkg", import.meta.url).pathname);
 export const CREDENTIALS = { accessKeyId: "test", secretAccessKey: "test" };
 /** What examples/edge/wrangler.toml deploys with (tests/edge/example.test.mjs keeps them equal). */
-export const COMPATIBILITY_DATE = "2026-04-01";
+export const COMPATIBILITY_DATE = "2026-07-30";
 // A caller aborting its call to an object aborts the object's request.signal (long polls).
 export const COMPATIBILITY_FLAGS = ["enable_request_signal"];
 

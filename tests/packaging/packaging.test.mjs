@@ -38,7 +38,9 @@ test("the tarball holds the entries, the wasm and the types, and nothing from th
   const files = execFileSync("tar", ["-tzf", tarball], { encoding: "utf8" }).trim().split("\n").map((f) => f.replace(/^package\//, ""));
   for (const f of ["package.json", "README.md", "index.d.ts", "index.d.cts", "wasq_bg.wasm",
     "entry/node.js", "entry/node.cjs", "entry/browser.js", "entry/workerd.js", "chunks/workerd.js",
-    "worker/index.js", "bin/wasq.mjs"]) {
+    "worker/index.js", "bin/wasq.mjs",
+    // The playground page (`npx wasq serve` serves it at /) and the bundles' source maps.
+    "www/index.html", "www/app.js", "www/loader.js", "entry/node.cjs.map", "entry/browser.js.map", "chunks/workerd.js.map"]) {
     assert.ok(files.includes(f), `missing ${f}`);
   }
   // Each runtime's JS is bundled: the template's modules (src/, worker/'s other files, the raw
@@ -47,7 +49,7 @@ test("the tarball holds the entries, the wasm and the types, and nothing from th
   assert.ok(!files.some((f) => f.startsWith("src/")), "src/ is bundled, not shipped");
   assert.ok(!files.includes("wasq.js"), "the glue is bundled, not shipped");
   assert.ok(!files.some((f) => f.startsWith("internal/")), "the tests' internal bundle is not shipped");
-  assert.deepEqual(files.filter((f) => f.startsWith("worker/")).sort(), ["worker/index.d.ts", "worker/index.js"]);
+  assert.deepEqual(files.filter((f) => f.startsWith("worker/")).sort(), ["worker/index.d.ts", "worker/index.js", "worker/index.js.map"]);
   const pkg = JSON.parse(readFileSync(join(repo, "pkg", "package.json"), "utf8"));
   const conditions = Object.keys(pkg.exports["."]);
   assert.ok(conditions.indexOf("workerd") < conditions.indexOf("browser"), "workerd must come before browser");
@@ -97,6 +99,24 @@ test("TypeScript consumer type-checks against index.d.ts (and a wrong one does n
   assert.match(failure, /noSuchMethod/);
   assert.match(failure, /consumer-bad.ts\(3,\d+\): error TS2322/, "a string seed is refused");
   assert.match(failure, /consumer-bad.ts\(7,\d+\): error TS2339: Property 'visibleAt'/, "peek's message states are typed");
+});
+
+// Typos must fail tsc, not the call at run time: the fixture's @ts-expect-error lines are the
+// common mistakes (QueueURL, MessageBody: 1, an unknown action), and tsc itself fails on any of
+// them that finds no error.
+test("every action's parameters and result are typed: common mistakes fail tsc", () => {
+  const dir = project("typescript-actions");
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }));
+  copyFileSync(join(fixtures, "typed-actions.ts"), join(dir, "typed-actions.ts"));
+  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({
+    compilerOptions: { strict: true, noEmit: true, target: "es2022", module: "nodenext", moduleResolution: "nodenext", lib: ["es2022", "dom"], types: [], skipLibCheck: false },
+    files: ["typed-actions.ts"],
+  }));
+  try {
+    execFileSync(bin("tsc"), ["-p", "tsconfig.json"], { cwd: dir, encoding: "utf8" });
+  } catch (err) {
+    assert.fail(String(err.stdout));
+  }
 });
 
 test("index.d.ts type-checks in a Node project with no DOM lib (skipLibCheck off)", () => {
@@ -201,7 +221,7 @@ test("workerd consumer (miniflare): a Durable Object serving SQS, state kept acr
     scriptPath: join(out, "worker.js"),
     modulesRoot: out,
     modulesRules: [{ type: "ESModule", include: ["**/*.js"] }, { type: "CompiledWasm", include: ["**/*.wasm"] }],
-    compatibilityDate: "2026-04-01",
+    compatibilityDate: "2026-07-30",
     durableObjects: { QUEUES: { className: "QueueObject", useSQLite: true } },
     durableObjectsPersist: persist,
   });
@@ -252,7 +272,7 @@ test("workerd consumer of both `wasq` and `wasq/worker`: one copy of the engine 
     scriptPath: join(out, "worker.js"),
     modulesRoot: out,
     modulesRules: [{ type: "ESModule", include: ["**/*.js"] }, { type: "CompiledWasm", include: ["**/*.wasm"] }],
-    compatibilityDate: "2026-04-01",
+    compatibilityDate: "2026-07-30",
     durableObjects: {
       WASQ_QUEUE: { className: "WasqQueue", useSQLite: true },
       WASQ_DIRECTORY: { className: "WasqDirectory", useSQLite: true },

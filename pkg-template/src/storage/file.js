@@ -6,28 +6,41 @@
 // crash the log is a run of whole records followed by at most one torn one, which recovery
 // cuts off. The log is rewritten (compacted) through the second primitive, rename.
 //
-// File layout (integers little-endian):
-//   header  16 bytes: magic "WASQLOG\n", u32 format version, u32 reserved (0)
-//   record  16-byte head: u32 payload length, 8 bytes SHA-256(payload) prefix,
-//           4 bytes SHA-256(first 12 head bytes) prefix; then the payload
-//   payload u8 kind (1 = batch), u32 puts, u32 dels, puts as (u32 key len, key UTF-8,
-//           u32 value len, value), dels as (u32 key len, key UTF-8)
+// The bytes are described in file-format.js. In memory the store keeps only where each live
+// entry lies in the file (file-index.js): restores and compactions read the values back from it.
 
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { createHash } from "node:crypto";
-import { checkBatch, LOAD_PACKED, PACKED_LOADS, packRecords } from "./batch.js";
+import { checkBatch, LOAD_PACKED, PACKED_LOADS } from "./batch.js";
+import {
+  FILE_HEADER_BYTES,
+  FIRST_ENTRY,
+  LogReader,
+  checkFileHeader,
+  createEmptyLog,
+  encodeBatchRecord,
+  fileHeader,
+  isZeroRange,
+  scanLog,
+  sealBatchRecord,
+  syncDir,
+  walkBatch,
+  writeFully,
+} from "./file-format.js";
+import { EntryIndex } from "./file-index.js";
+import { acquireLock, releaseLock } from "./file-lock.js";
 
-export const FILE_FORMAT_VERSION = 1;
-const MAGIC = Buffer.from("WASQLOG\n", "latin1");
-const FILE_HEADER_BYTES = 16;
-const RECORD_HEAD_BYTES = 16;
-const KIND_BATCH = 1;
+export { FILE_FORMAT_VERSION } from "./file-format.js";
+
 const LOG_NAME = "wasq.log";
 const TMP_NAME = "wasq.log.tmp";
 const LOCK_NAME = "LOCK";
 // Compaction writes the live state as several records so no single buffer has to hold it all.
 const COMPACT_CHUNK_BYTES = 4 << 20;
+// Reads (opening, restoring, compacting) go through one buffer of this size: a log of any size
+// is read in bounded memory.
+const READ_CHUNK_BYTES = 4 << 20;
+const keyDecoder = new TextDecoder("utf-8", { fatal: true });
 
 export class FileStorage {
   #dir;
@@ -37,8 +50,10 @@ export class FileStorage {
   #fsync;
   #compactRatio;
   #compactMinBytes;
-  #records = new Map();
-  #liveBytes = 0;
+  #readChunkBytes;
+  #warn;
+  #index = new EntryIndex((offset, size) => this.#keyAt(offset, size));
+  #keyBuffer = Buffer.allocUnsafe(256);
   #logBytes = 0;
   #recovery;
   #lastCompactionError = null;
@@ -55,7 +70,8 @@ export class FileStorage {
    * Open (creating if needed) the log in `dir`. Synchronous, so it can back an Engine
    * constructed synchronously.
    * @param {string} dir
-   * @param {{ fsync?: boolean | "group", compactRatio?: number, compactMinBytes?: number, lock?: boolean }} [options]
+   * @param {{ fsync?: boolean | "group", compactRatio?: number, compactMinBytes?: number, lock?: boolean,
+   *   readChunkBytes?: number, warn?: (message: string) => void }} [options]
    *   fsync: true (the default) syncs every commit before it returns. "group" writes each commit
    *   before it returns (a killed process loses nothing) and makes flush() resolve once a sync
    *   begun after the call has finished; flushes that overlap share one sync, so a server
@@ -63,13 +79,30 @@ export class FileStorage {
    *   durability is "full": the Engine's asynchronous answers (HTTP handlers, receiveMessage)
    *   wait for that sync, while a synchronous dispatch() returns before it. false ("relaxed")
    *   syncs only in flush() and close().
-   *   compactRatio / compactMinBytes: rewrite the log when it is larger than both
-   *   compactRatio × live data (default 4) and compactMinBytes (default 1 MiB).
+   *   compactRatio / compactMinBytes: rewrite the log when it is larger than
+   *   compactRatio × live data (default 2) + compactMinBytes (default 1 MiB).
    *   lock: refuse a directory another live process has open (default true).
+   *   readChunkBytes: the most read from the file at once (default 4 MiB).
+   *   warn: told what recovery dropped when opening a log with a torn tail (default console.warn).
    */
-  constructor(dir, { fsync = true, compactRatio = 4, compactMinBytes = 1 << 20, lock = true } = {}) {
+  constructor(
+    dir,
+    {
+      fsync = true,
+      compactRatio = 2,
+      compactMinBytes = 1 << 20,
+      lock = true,
+      readChunkBytes = READ_CHUNK_BYTES,
+      warn = console.warn,
+    } = {},
+  ) {
     if (typeof dir !== "string" || dir === "") throw new TypeError("FileStorage needs a directory path");
     if (!(compactRatio > 1)) throw new RangeError("FileStorage: compactRatio must be greater than 1");
+    if (!(compactMinBytes >= 0)) throw new RangeError("FileStorage: compactMinBytes must be 0 or more");
+    if (!Number.isSafeInteger(readChunkBytes) || readChunkBytes < 1) {
+      throw new RangeError("FileStorage: readChunkBytes must be a positive integer");
+    }
+    if (typeof warn !== "function") throw new TypeError("FileStorage: warn must be a function");
     if (fsync !== true && fsync !== false && fsync !== "group") {
       throw new TypeError('FileStorage: fsync must be true, false or "group"');
     }
@@ -79,6 +112,8 @@ export class FileStorage {
     this.#fsync = fsync;
     this.#compactRatio = compactRatio;
     this.#compactMinBytes = compactMinBytes;
+    this.#readChunkBytes = readChunkBytes;
+    this.#warn = warn;
 
     fs.mkdirSync(dir, { recursive: true });
     if (this.#lockPath) acquireLock(this.#lockPath, dir);
@@ -96,7 +131,11 @@ export class FileStorage {
     return this.#fsync === false ? "relaxed" : "full";
   }
 
-  /** What opening found: bytes of torn tail dropped (0 on a clean log) and records replayed. */
+  /**
+   * What opening found: the bytes of a torn tail dropped (0 on a clean log), how many records
+   * they held (0 or 1: the tail has no whole record after it, and a tail of zeros holds none),
+   * and the whole records replayed.
+   */
   get recovery() {
     return this.#recovery;
   }
@@ -105,8 +144,8 @@ export class FileStorage {
   get stats() {
     return {
       logBytes: this.#logBytes,
-      liveBytes: this.#liveBytes,
-      records: this.#records.size,
+      liveBytes: this.#index.liveBytes,
+      records: this.#index.count,
       compactions: this.#compactions,
       lastCompactionError: this.#lastCompactionError,
       syncs: this.#syncs,
@@ -115,13 +154,30 @@ export class FileStorage {
 
   loadAll() {
     this.#checkOpen();
-    return Array.from(this.#records, ([key, value]) => [key, Uint8Array.from(value)]);
+    const records = [];
+    this.#forEachLive((entry) => {
+      const keyEnd = 4 + entry.readUInt32LE(0);
+      // new Uint8Array(view) copies: the view is the read buffer's, reused for the next entry.
+      records.push([keyDecoder.decode(entry.subarray(4, keyEnd)), new Uint8Array(entry.subarray(keyEnd + 4))]);
+    });
+    return records;
   }
 
-  /** For the Engine (see batch.js): loadAll() without its copies, written where it says. */
+  /**
+   * For the Engine (see batch.js): loadAll() without its copies, written where it says. A log
+   * entry is already in the records layout, so each is copied from the file as it stands.
+   */
   [LOAD_PACKED](into) {
     this.#checkOpen();
-    return packRecords(this.#records, into);
+    const size = this.#index.liveBytes;
+    if (size === 0) return undefined;
+    const out = into(size);
+    let at = 0;
+    this.#forEachLive((entry) => {
+      out.set(entry, at);
+      at += entry.length;
+    });
+    return out;
   }
 
   commit(batch) {
@@ -130,7 +186,7 @@ export class FileStorage {
     if (this.#syncError) throw this.#syncError;
     const { put, del } = checkBatch(batch);
     if (put.length === 0 && del.length === 0) return;
-    const record = encodeRecord(encodeBatch(put, del));
+    const { record, sizes } = encodeBatchRecord(put, del);
     const at = this.#logBytes;
     try {
       writeFully(this.#fd, record, at);
@@ -145,9 +201,14 @@ export class FileStorage {
       throw err;
     }
     this.#logBytes = at + record.length;
-    for (const [key, value] of put) this.#set(key, Uint8Array.from(value));
-    for (const key of del) this.#delete(key);
-    if (this.#logBytes > this.#compactMinBytes && this.#logBytes > this.#compactRatio * this.#liveBytes) {
+    const index = this.#index;
+    let entry = at + FIRST_ENTRY;
+    for (let i = 0; i < put.length; i++) {
+      index.set(put[i][0], entry, sizes[i]);
+      entry += sizes[i];
+    }
+    for (const key of del) index.delete(key);
+    if (this.#logBytes > this.#compactRatio * index.liveBytes + this.#compactMinBytes) {
       // The batch is already durable, so a failed compaction must not turn this commit into an
       // error; the old log stays valid and the next commit tries again.
       try {
@@ -231,29 +292,40 @@ export class FileStorage {
     else this.#startSync().then(next.resolve, next.reject);
   }
 
-  /** Rewrite the log to hold only the live records: new file, fsync, atomic rename, fsync dir. */
+  /**
+   * Rewrite the log to hold only the live records: new file, fsync, atomic rename, fsync dir.
+   * The live entries are read from the log itself, in file order.
+   */
   compact() {
     this.#checkOpen();
+    const index = this.#index;
+    const slots = index.inFileOrder();
+    // Where each entry lands in the new log; the index moves there only once the rename is done.
+    const offsets = new Float64Array(slots.length);
     const tmpPath = path.join(this.#dir, TMP_NAME);
     const fd = fs.openSync(tmpPath, "w");
     let size = 0;
     try {
       size = writeFully(fd, fileHeader(), 0);
-      let chunk = [];
-      let chunkBytes = 0;
+      let buf = Buffer.allocUnsafe(FIRST_ENTRY + COMPACT_CHUNK_BYTES);
+      let end = FIRST_ENTRY;
+      let puts = 0;
       const emit = () => {
-        if (chunk.length === 0) return;
-        const record = encodeRecord(encodeBatch(chunk, []));
-        size += writeFully(fd, record, size);
-        chunk = [];
-        chunkBytes = 0;
+        size += writeFully(fd, sealBatchRecord(buf, end, puts, 0), size);
+        end = FIRST_ENTRY;
+        puts = 0;
       };
-      for (const entry of this.#records) {
-        chunk.push(entry);
-        chunkBytes += entry[0].length * 3 + entry[1].length + 8;
-        if (chunkBytes >= COMPACT_CHUNK_BYTES) emit();
+      const reader = new LogReader(this.#fd, this.#logBytes, this.#readChunkBytes);
+      for (let i = 0; i < slots.length; i++) {
+        const n = index.size(slots[i]);
+        if (puts > 0 && end + n > buf.length) emit();
+        if (FIRST_ENTRY + n > buf.length) buf = Buffer.allocUnsafe(FIRST_ENTRY + n);
+        reader.view(index.offset(slots[i]), n).copy(buf, end);
+        offsets[i] = size + end;
+        end += n;
+        puts++;
       }
-      emit();
+      if (puts > 0) emit();
       fs.fsyncSync(fd);
     } catch (err) {
       fs.closeSync(fd);
@@ -263,6 +335,7 @@ export class FileStorage {
     fs.closeSync(fd);
     fs.renameSync(tmpPath, this.#logPath);
     syncDir(this.#dir);
+    index.moveAll(slots, offsets);
     fs.closeSync(this.#fd);
     this.#fd = fs.openSync(this.#logPath, "r+");
     this.#logBytes = size;
@@ -283,304 +356,81 @@ export class FileStorage {
     if (this.#fd < 0) throw new Error(`wasq FileStorage: ${this.#dir} is closed`);
   }
 
-  #set(key, value) {
-    const old = this.#records.get(key);
-    if (old) this.#liveBytes -= entryBytes(key, old);
-    this.#records.set(key, value);
-    this.#liveBytes += entryBytes(key, value);
+  /**
+   * The key bytes of the entry at `offset` (of `size` bytes), for the index to compare keys
+   * with: a view of a reused buffer, read like every read of the log, at most readChunkBytes
+   * at a time.
+   */
+  #keyAt(offset, size) {
+    let buf = this.#keyBuffer;
+    const first = Math.min(size, buf.length);
+    this.#readInto(buf, 0, first, offset);
+    const end = 4 + buf.readUInt32LE(0);
+    if (end > first) {
+      if (end > buf.length) {
+        const bigger = Buffer.allocUnsafe(end);
+        buf.copy(bigger, 0, 0, first);
+        this.#keyBuffer = buf = bigger;
+      }
+      this.#readInto(buf, first, end - first, offset + first);
+    }
+    return buf.subarray(4, end);
   }
 
-  #delete(key) {
-    const old = this.#records.get(key);
-    if (!old) return;
-    this.#liveBytes -= entryBytes(key, old);
-    this.#records.delete(key);
+  #readInto(buf, at, n, position) {
+    for (let done = 0; done < n; ) {
+      const got = fs.readSync(this.#fd, buf, at + done, Math.min(this.#readChunkBytes, n - done), position + done);
+      if (got === 0) throw new Error(`wasq FileStorage: ${this.#logPath} ended early (changed while open?)`);
+      done += got;
+    }
+  }
+
+  /** `fn(entry)` for every live entry, in file order; `entry` is a view valid during the call. */
+  #forEachLive(fn) {
+    const index = this.#index;
+    const reader = new LogReader(this.#fd, this.#logBytes, this.#readChunkBytes);
+    for (const slot of index.inFileOrder()) fn(reader.view(index.offset(slot), index.size(slot)));
   }
 
   #open() {
     // A leftover from a compaction that crashed before its rename: the log itself is intact.
     fs.rmSync(path.join(this.#dir, TMP_NAME), { force: true });
-    if (!fs.existsSync(this.#logPath)) createEmptyLog(this.#dir, this.#logPath);
-    const bytes = fs.readFileSync(this.#logPath);
-    checkFileHeader(bytes, this.#logPath);
-    const { validEnd, records } = scanRecords(bytes, this.#logPath);
-    for (const payload of records) {
-      const { put, del } = decodeBatch(payload, this.#logPath);
-      for (const [key, value] of put) this.#set(key, value);
-      for (const key of del) this.#delete(key);
-    }
-    this.#fd = fs.openSync(this.#logPath, "r+");
-    if (validEnd < bytes.length) {
+    if (!fs.existsSync(this.#logPath)) createEmptyLog(this.#dir, this.#logPath, TMP_NAME);
+    const file = this.#logPath;
+    // Opened for writing from the start, but nothing is written unless the whole log is
+    // accepted: a refused log stays as it was.
+    this.#fd = fs.openSync(file, "r+");
+    const size = fs.fstatSync(this.#fd).size;
+    const reader = new LogReader(this.#fd, size, this.#readChunkBytes);
+    checkFileHeader(size < FILE_HEADER_BYTES ? Buffer.alloc(0) : reader.view(0, FILE_HEADER_BYTES), file);
+    const index = this.#index;
+    const { validEnd, records } = scanLog(reader, size, file, (payload, payloadAt) =>
+      walkBatch(
+        payload,
+        file,
+        (key, start, n) => index.set(keyDecoder.decode(key), payloadAt + start, n),
+        (key) => index.delete(keyDecoder.decode(key)),
+      ),
+    );
+    const droppedBytes = size - validEnd;
+    const droppedRecords = droppedBytes > 0 && !isZeroRange(reader, validEnd, size) ? 1 : 0;
+    if (droppedBytes > 0) {
       fs.ftruncateSync(this.#fd, validEnd);
       fs.fsyncSync(this.#fd);
+      // Right after a crash this is expected (the last write was cut short, and was never
+      // acknowledged with fsync on), but a damaged disk looks the same: whoever runs the store
+      // must be able to tell that something was dropped, and how much.
+      const what =
+        droppedRecords === 0
+          ? `${droppedBytes} zero bytes (space the file system extended but never wrote)`
+          : `a torn last record: ${droppedBytes} bytes that are not a whole record, with none after them`;
+      this.#warn(
+        `wasq FileStorage: ${file}: dropped ${what}, from byte ${validEnd} on; kept the ${records} whole records before it`,
+      );
     }
     this.#logBytes = validEnd;
-    this.#recovery = { droppedBytes: bytes.length - validEnd, records: records.length };
+    this.#recovery = { droppedBytes, droppedRecords, records };
   }
-}
-
-function entryBytes(key, value) {
-  return key.length + value.length + 8;
-}
-
-function checksum(bytes, length) {
-  return createHash("sha256").update(bytes).digest().subarray(0, length);
-}
-
-function fileHeader() {
-  const header = Buffer.alloc(FILE_HEADER_BYTES);
-  MAGIC.copy(header, 0);
-  header.writeUInt32LE(FILE_FORMAT_VERSION, 8);
-  return header;
-}
-
-function checkFileHeader(bytes, file) {
-  if (bytes.length < FILE_HEADER_BYTES || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) {
-    throw new Error(`wasq FileStorage: ${file} is not a wasq log (bad header)`);
-  }
-  const version = bytes.readUInt32LE(8);
-  if (version > FILE_FORMAT_VERSION) {
-    throw new Error(
-      `wasq FileStorage: ${file} has format version ${version}, newer than this wasq supports ` +
-        `(${FILE_FORMAT_VERSION}); upgrade wasq to open it`,
-    );
-  }
-  if (version < 1) throw new Error(`wasq FileStorage: ${file} has invalid format version ${version}`);
-}
-
-function createEmptyLog(dir, logPath) {
-  // Through a rename, so a crash can never leave a log with a half-written header.
-  const tmpPath = path.join(dir, TMP_NAME);
-  const fd = fs.openSync(tmpPath, "w");
-  try {
-    writeFully(fd, fileHeader(), 0);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  fs.renameSync(tmpPath, logPath);
-  syncDir(dir);
-}
-
-function encodeRecord(payload) {
-  const record = Buffer.allocUnsafe(RECORD_HEAD_BYTES + payload.length);
-  record.writeUInt32LE(payload.length, 0);
-  checksum(payload, 8).copy(record, 4);
-  checksum(record.subarray(0, 12), 4).copy(record, 12);
-  payload.copy(record, RECORD_HEAD_BYTES);
-  return record;
-}
-
-/**
- * Walk the records after the file header. Returns the payloads of the whole records and where
- * they end. A record cut short by the end of the file is a torn write and ends the log; so is a
- * bad last record whose bytes run exactly to the end of the file (a crash can leave the size
- * extended before the data lands). Anything else that fails its checksum is corruption in the
- * middle of the log, and is refused: skipping it would silently lose acknowledged batches.
- */
-function scanRecords(bytes, file) {
-  const records = [];
-  let at = FILE_HEADER_BYTES;
-  while (at < bytes.length) {
-    const remaining = bytes.length - at;
-    if (remaining < RECORD_HEAD_BYTES) break;
-    const head = bytes.subarray(at, at + RECORD_HEAD_BYTES);
-    const headOk = checksum(head.subarray(0, 12), 4).equals(head.subarray(12, 16));
-    if (!headOk) {
-      if (isAllZero(bytes.subarray(at))) break;
-      throw corrupt(file, at, "record header checksum mismatch");
-    }
-    const length = head.readUInt32LE(0);
-    const end = at + RECORD_HEAD_BYTES + length;
-    if (end > bytes.length) break;
-    const payload = bytes.subarray(at + RECORD_HEAD_BYTES, end);
-    if (!checksum(payload, 8).equals(head.subarray(4, 12))) {
-      if (end === bytes.length) break;
-      throw corrupt(file, at, "record payload checksum mismatch");
-    }
-    records.push(payload);
-    at = end;
-  }
-  return { validEnd: at, records };
-}
-
-function isAllZero(bytes) {
-  for (const b of bytes) if (b !== 0) return false;
-  return true;
-}
-
-function corrupt(file, offset, why) {
-  return new Error(
-    `wasq FileStorage: ${file} is corrupt at byte ${offset} (${why}) with more records after it; ` +
-      `refusing to open rather than drop committed data`,
-  );
-}
-
-function encodeBatch(put, del) {
-  const encoder = new TextEncoder();
-  const putKeys = put.map(([key]) => encoder.encode(key));
-  const delKeys = del.map((key) => encoder.encode(key));
-  let size = 9;
-  put.forEach(([, value], i) => (size += 8 + putKeys[i].length + value.length));
-  for (const key of delKeys) size += 4 + key.length;
-  const out = Buffer.allocUnsafe(size);
-  out[0] = KIND_BATCH;
-  out.writeUInt32LE(put.length, 1);
-  out.writeUInt32LE(del.length, 5);
-  let at = 9;
-  put.forEach(([, value], i) => {
-    out.writeUInt32LE(putKeys[i].length, at);
-    out.set(putKeys[i], at + 4);
-    at += 4 + putKeys[i].length;
-    out.writeUInt32LE(value.length, at);
-    out.set(value, at + 4);
-    at += 4 + value.length;
-  });
-  for (const key of delKeys) {
-    out.writeUInt32LE(key.length, at);
-    out.set(key, at + 4);
-    at += 4 + key.length;
-  }
-  return out;
-}
-
-function decodeBatch(payload, file) {
-  const decoder = new TextDecoder("utf-8", { fatal: true });
-  let at = 0;
-  const need = (n) => {
-    if (at + n > payload.length) throw new Error(`wasq FileStorage: ${file} holds a malformed batch record`);
-  };
-  need(9);
-  if (payload[0] !== KIND_BATCH) {
-    throw new Error(`wasq FileStorage: ${file} holds a record of unknown kind ${payload[0]}`);
-  }
-  const puts = payload.readUInt32LE(1);
-  const dels = payload.readUInt32LE(5);
-  at = 9;
-  const readBytes = () => {
-    need(4);
-    const length = payload.readUInt32LE(at);
-    at += 4;
-    need(length);
-    const bytes = payload.subarray(at, at + length);
-    at += length;
-    return bytes;
-  };
-  const put = [];
-  const del = [];
-  for (let i = 0; i < puts; i++) {
-    const key = decoder.decode(readBytes());
-    put.push([key, Uint8Array.from(readBytes())]);
-  }
-  for (let i = 0; i < dels; i++) del.push(decoder.decode(readBytes()));
-  if (at !== payload.length) throw new Error(`wasq FileStorage: ${file} holds a malformed batch record`);
-  return { put, del };
-}
-
-function writeFully(fd, buffer, position) {
-  let done = 0;
-  while (done < buffer.length) {
-    done += fs.writeSync(fd, buffer, done, buffer.length - done, position + done);
-  }
-  return done;
-}
-
-function syncDir(dir) {
-  // Makes a rename durable. Some platforms (Windows) cannot open a directory; there the rename
-  // is as durable as the OS makes it.
-  let fd;
-  try {
-    fd = fs.openSync(dir, "r");
-  } catch {
-    return;
-  }
-  try {
-    fs.fsyncSync(fd);
-  } catch {
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-/**
- * When this process started (epoch ms; the same in every worker thread). The lock names it beside
- * the pid: a lock with this process's pid but another start time was left by an earlier process
- * that had the same pid — a container restarted after a crash, whose entrypoint is pid 1 again —
- * and is stale, where the pid alone made it look "already open" forever.
- */
-function processStart() {
-  // Taken once: a wall-clock step later in a long-lived process (a VM resumed, the date set)
-  // would otherwise make its own lock look like an earlier process's.
-  return (startedAt ??= Math.round(Date.now() - process.uptime() * 1000));
-}
-let startedAt;
-
-/** Two readings of processStart() differ by clock jitter only; another process starts later. */
-const SAME_START_MS = 250;
-
-function parseLock(text) {
-  const [pid, start] = text.trim().split(/\s+/).map((n) => Number.parseInt(n, 10));
-  return { pid, start: Number.isInteger(start) ? start : undefined };
-}
-
-function acquireLock(lockPath, dir) {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = fs.openSync(lockPath, "wx");
-      fs.writeSync(fd, `${process.pid} ${processStart()}\n`);
-      fs.closeSync(fd);
-      return;
-    } catch (err) {
-      if (err.code !== "EEXIST") throw err;
-    }
-    const { pid: holder, start } = parseLock(readOr(lockPath, ""));
-    const earlierIncarnation =
-      holder === process.pid && start !== undefined && Math.abs(start - processStart()) > SAME_START_MS;
-    if (Number.isInteger(holder) && holder > 0 && !earlierIncarnation && processAlive(holder)) {
-      throw new Error(`wasq FileStorage: ${dir} is already open in process ${holder} (lock file ${lockPath})`);
-    }
-    // The holder died without closing: take the lock over. Unlink then create-exclusive, so of
-    // two processes doing this at once only one wins.
-    fs.rmSync(lockPath, { force: true });
-  }
-  throw new Error(`wasq FileStorage: could not take the lock ${lockPath}`);
-}
-
-function releaseLock(lockPath) {
-  const { pid, start } = parseLock(readOr(lockPath, ""));
-  if (pid !== process.pid) return;
-  if (start !== undefined && Math.abs(start - processStart()) > SAME_START_MS) return;
-  fs.rmSync(lockPath, { force: true });
-}
-
-function readOr(file, fallback) {
-  try {
-    return fs.readFileSync(file, "utf8");
-  } catch {
-    return fallback;
-  }
-}
-
-/**
- * Whether the lock holder still runs. A process that was killed but not yet reaped by its parent
- * (a zombie: a test harness's `Popen.kill()` before `wait()`, a container whose pid 1 reaps
- * late) still answers `kill(pid, 0)`, yet holds no file and never runs again: its lock is stale,
- * and a restart right after the kill must not be refused for as long as the zombie lingers.
- */
-function processAlive(pid) {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    return err.code === "EPERM";
-  }
-  return !isZombie(pid);
-}
-
-/** Linux: the state field of /proc/<pid>/stat, after the command name's closing parenthesis. */
-function isZombie(pid) {
-  const stat = readOr(`/proc/${pid}/stat`, "");
-  const state = stat.slice(stat.lastIndexOf(")") + 1).trim()[0];
-  return state === "Z" || state === "X";
 }
 
 PACKED_LOADS.add(FileStorage.prototype.loadAll);

@@ -19,7 +19,7 @@ function start(persistDir) {
     // The workerd entry imports the wasm as a compiled module, as Workers do.
     modulesRules: [{ type: "ESModule", include: ["**/*.js"] }, { type: "CompiledWasm", include: ["**/*.wasm"] }],
     scriptPath: path.join(here, "do-worker.js"),
-    compatibilityDate: "2026-04-01",
+    compatibilityDate: "2026-07-30",
     durableObjects: { STORE: { className: "Store", useSQLite: true } },
     durableObjectsPersist: persistDir,
   });

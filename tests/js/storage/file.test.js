@@ -146,7 +146,8 @@ test("FileStorage compacts when the log outgrows live data, and keeps the state"
       s.commit({ put: [[key, value]], del: [] });
       model[key] = [...value];
     }
-    assert.ok(s.stats.logBytes <= Math.max(4096, 3 * s.stats.liveBytes) + 200, "log stays bounded");
+    // Compaction runs at the end of the commit that takes the log past the bound.
+    assert.ok(s.stats.logBytes <= 3 * s.stats.liveBytes + 4096, "log stays bounded");
   }
   assert.ok(s.stats.compactions > 0, "compaction ran");
   assert.deepEqual(snapshot(s), model);
