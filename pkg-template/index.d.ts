@@ -477,6 +477,29 @@ export class Engine {
   /** Every message of a queue and its state, read-only. */
   peek(queueUrl: string): QueuePeek;
   /**
+   * Every queue's numbers, queues in name order: messages by state (the counts GetQueueAttributes
+   * answers), the age of the oldest, and counters since the engine started (messages sent,
+   * received, deleted, moved to the dead-letter queue; calls throttled). `wasq serve` and the
+   * edge Worker expose them at `GET /metrics` in the Prometheus text format.
+   */
+  metrics(): {
+    queues: Array<{
+      queue: string;
+      region: string;
+      fifo: boolean;
+      visible: number;
+      inflight: number;
+      delayed: number;
+      /** 0 when the queue is empty. */
+      oldestMessageAgeSeconds: number;
+      sent: number;
+      received: number;
+      deleted: number;
+      movedToDeadLetterQueue: number;
+      throttled: number;
+    }>;
+  };
+  /**
    * Resolves once a receive has reached this engine (on `queue`, a URL or name, if given): a long
    * poll waiting (at once when one already is), or a receive answered without waiting (a message
    * already visible, a refusal); rejects with EngineClosedError on close(). A test on a ManualClock

@@ -14,6 +14,7 @@ import { describeFailure, isJson, serverFault, shuttingDown } from "./failures.m
 import { isLoopbackName, OriginPolicy } from "./origin.mjs";
 import { refusedBeforeBody } from "./precheck.mjs";
 import { serveFile } from "./static.mjs";
+import { ServerMetrics } from "./metrics.mjs";
 
 /**
  * The protocol layer's default limit (ProtocolOptions::default), at which the host stops reading
@@ -256,6 +257,7 @@ function answer(res, response, extra) {
   headers.push(...extra, "content-length", String(response.body.byteLength));
   res.writeHead(response.status, headers);
   res.end(response.body);
+  return headers;
 }
 
 function plain(res, status, text, extra = {}) {
@@ -282,6 +284,7 @@ function plain(res, status, text, extra = {}) {
  * @param {string[]} [options.allowOrigins] web origins allowed besides loopback and the server's
  *   own page (origin.mjs parseAllowedOrigins; `*`: all)
  * @param {(line: string) => void} [options.log] one line per request when set
+ * @param {ServerMetrics} [options.metrics] request counts and latencies for `GET /metrics`
  * @returns {Promise<{ server: import("node:http").Server, url: string, close(): Promise<void> }>}
  */
 export async function startServer(options) {
@@ -290,6 +293,7 @@ export async function startServer(options) {
   const budget = new BodyBudget(options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
   const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
   const inflight = new Set(); // AbortControllers of long polls not yet answered
+  const metrics = options.metrics ?? new ServerMetrics();
   let policy; // OriginPolicy, once the address listened on is known
   let closing = null;
 
@@ -298,6 +302,7 @@ export async function startServer(options) {
    * with `cors` (CORS headers, names and values alternating) added.
    */
   async function sqs(req, res, path, query, header, cors) {
+    const started = metrics.start();
     let controller = null;
     // A client that hangs up ends its long poll instead of leaving a waiter behind.
     const onClose = () => {
@@ -334,7 +339,8 @@ export async function startServer(options) {
         drainAfterAnswer(req, res);
       }
       if (log) res.wasqAction = actionOf(req, query, body);
-      answer(res, response, cors);
+      const written = answer(res, response, cors);
+      metrics.answered(started, header, query, body, response.status, written, response.body);
     } catch (err) {
       if (log) res.wasqAction = `${actionOf(req, query, body)} (${err?.name ?? "error"})`;
       const reason = controller?.signal.reason;
@@ -347,6 +353,7 @@ export async function startServer(options) {
         if (!res.headersSent) answer(res, serverFault(header, err), cors);
         else res.destroy();
       }
+      metrics.ended(started, req, query, body, res);
     } finally {
       // The body is held until here: a long poll answers it again each time it wakes.
       budget.release(hold);
@@ -377,6 +384,7 @@ export async function startServer(options) {
     }
     if (preflight) return answer(res, { status: 204, headers: [], body: EMPTY }, policy.preflightHeaders(header));
     if (isFile) {
+      if (path === "/metrics") return metrics.serve(req, res, { engine, credentials, path, query });
       if (path === "/health") {
         const text =
           JSON.stringify({

@@ -8,6 +8,8 @@ import { parseArgs } from "node:util";
 import { Engine, FileStorage } from "../entry/node.js";
 import { parseAllowedOrigins } from "./origin.mjs";
 import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BUFFERED_BYTES, MAX_BODY_BYTES, startServer } from "./server.mjs";
+import { ConfigError, configure } from "./config.mjs";
+import { ServerMetrics } from "./metrics.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const pkgRoot = resolve(here, "..");
@@ -25,6 +27,11 @@ Options:
   --no-fsync               with --data: answer before each write is synced to disk
   --memory                 keep everything in memory (lost on exit)
   --credentials KEY:SECRET require requests signed (SigV4) with this key
+  --config FILE            create (or bring up to date) the queues FILE declares before serving:
+                           attributes, tags, dead-letter queues by name (JSON; see
+                           config.schema.json in the package); a bad file is refused and
+                           nothing is served
+  --metrics-public         serve GET /metrics without a signature even with --credentials
   --www DIR                serve the playground page from DIR at /
   --allow-origin ORIGIN    let web pages at ORIGIN (e.g. http://myapp.test:8080; repeat it or
                            separate with commas; * for any page) call this server from a
@@ -91,6 +98,8 @@ function parseServe(argv) {
         "no-fsync": { type: "boolean", default: false },
         memory: { type: "boolean", default: false },
         credentials: { type: "string" },
+        config: { type: "string" },
+        "metrics-public": { type: "boolean", default: false },
         www: { type: "string" },
         "allow-origin": { type: "string", multiple: true, default: [] },
         "max-buffered-bytes": { type: "string" },
@@ -169,6 +178,8 @@ function parseServe(argv) {
     maxBufferedBytes,
     bodyTimeoutMs,
     verbose: v.verbose,
+    config: v.config === undefined ? null : resolve(v.config),
+    metricsPublic: v["metrics-public"],
   };
 }
 
@@ -188,6 +199,19 @@ async function serve(argv) {
   }
   const engine = new Engine({ storage });
   engine.on("error", (err) => process.stderr.write(`wasq serve: timer tick failed: ${err?.stack ?? err}\n`));
+  if (opts.config !== null) {
+    try {
+      const report = configure(engine, opts.config);
+      const count = (action) => report.filter((q) => q.action === action).length;
+      process.stdout.write(
+        `wasq serve: --config ${opts.config}: ${count("created")} queues created, ${count("updated")} updated, ${count("unchanged")} unchanged\n`,
+      );
+    } catch (err) {
+      engine.close();
+      process.stderr.write(`wasq serve: ${err instanceof ConfigError ? err.message : `--config ${opts.config}: ${err?.stack ?? err}`}\n`);
+      process.exit(1);
+    }
+  }
 
   const log = opts.verbose ? (line) => process.stdout.write(`${new Date().toISOString()} ${line}\n`) : undefined;
   let running;
@@ -203,6 +227,7 @@ async function serve(argv) {
       storageKind: opts.data === null ? "memory" : "file",
       maxBufferedBytes: opts.maxBufferedBytes,
       bodyTimeoutMs: opts.bodyTimeoutMs,
+      metrics: new ServerMetrics({ public: opts.metricsPublic }),
       log,
     });
   } catch (err) {

@@ -24,6 +24,7 @@ export const NOW = Symbol("wasq.now");
 export const INTERNAL = Symbol("wasq.internal");
 // A ReceiveMessage reached the engine, whether it waits or is answered at once (see whenPolling).
 export const RECEIVED = Symbol("wasq.received");
+export const ADMIT = Symbol("wasq.admit");
 
 /** Every SQS action; each also gets a camelCase method (`sendMessage(params)`). */
 export const ACTIONS = [
@@ -290,6 +291,32 @@ export class Engine {
     return this.#run((core, now) => JSON.parse(core.peek(now, queueUrl, undefined)));
   }
 
+  /**
+   * Every queue's numbers, for dashboards and `GET /metrics`: `{ queues: [{ queue, region, fifo,
+   * visible, inflight, delayed, oldestMessageAgeSeconds, sent, received, deleted,
+   * movedToDeadLetterQueue, throttled }] }`, queues in name order. The counts are the ones
+   * GetQueueAttributes answers at the same moment; the counters (messages sent, received,
+   * deleted, moved to the dead-letter queue, calls throttled) start at zero with the engine.
+   */
+  metrics() {
+    const rows = this.#run((core, now) => JSON.parse(core.internal(now, "Metrics", "{}", undefined)));
+    const queues = rows.map(([queue, region, fifo, visible, inflight, delayed, ageMs, sent, received, deleted, movedToDeadLetterQueue, throttled]) => ({
+      queue,
+      region,
+      fifo: fifo === 1,
+      visible,
+      inflight,
+      delayed,
+      oldestMessageAgeSeconds: ageMs / 1000,
+      sent,
+      received,
+      deleted,
+      movedToDeadLetterQueue,
+      throttled,
+    }));
+    return { queues };
+  }
+
   /** Apply everything due now. Hosts with `timers: false` call this (e.g. from a Durable Object alarm). */
   tick() {
     this.#run((core, now) => core.tick(now));
@@ -397,6 +424,12 @@ export class Engine {
 
   [HTTP](request, options) {
     return this.#run((core, now) => core.handleHttp(now, request, options));
+  }
+
+  /** `admitHttp`: a request admitted (size, SigV4) and read, or the refusal to answer it. */
+  [ADMIT](request, options) {
+    this.#assertOpen();
+    return this.#core.admitHttp(this.#clock.now(), request, options);
   }
 
   [PARSED](parsed, requestId) {

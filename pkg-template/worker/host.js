@@ -201,6 +201,7 @@ export class EngineHost {
       const { queueUrl, context, deadline, immediate } = input;
       return { ready: await this.waitReceivable(queueUrl, context, deadline, immediate, request.signal) };
     }
+    if (path === "/metrics") return this.engine.metrics();
     throw new Error(`wasq edge object: unknown endpoint ${path}`);
   }
 }

@@ -20,6 +20,8 @@ export interface WasqEnv {
   WASQ_PARTITIONS?: string;
   WASQ_ACCOUNT_ID?: string;
   WASQ_REGION?: string;
+  /** "on": serve GET /metrics without a SigV4 signature even when auth is on. */
+  WASQ_METRICS_PUBLIC?: string;
 }
 
 /** One SQS request (AWS JSON 1.0 or Query) against the deployment's queues. */

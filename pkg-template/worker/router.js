@@ -7,6 +7,8 @@ import { wasm } from "../src/bindings.js";
 import * as wire from "./wire.js";
 import { partitionOf, wrapHandle, unwrapHandle, groupHash } from "./partition.js";
 import { engineSettings } from "./host.js";
+import { isScrape, metricsResponse } from "./metrics.js";
+import { scrapeRefusal } from "../src/prometheus.js";
 
 const DATA_PLANE = new Set([
   "SendMessage",
@@ -99,6 +101,7 @@ async function route(env, req, signal) {
       ),
     };
   }
+  if (isScrape(req)) return scrape(env, req, credentials);
   // One pass of the protocol layer: whatever it refuses (size, signature, unknown action,
   // malformed parameters) is answered here, exactly as an object would answer it.
   const admitted = scratchCore(env).admitHttp(Date.now(), req, credentials ? { credentials } : undefined);
@@ -113,6 +116,18 @@ async function route(env, req, signal) {
     if (record) return dataPlane({ ...ctx, name, record });
   }
   return control(ctx);
+}
+
+/**
+ * `GET /metrics`: signed like any request when auth is on, unless WASQ_METRICS_PUBLIC is "on"
+ * (a Prometheus scraper cannot sign SigV4).
+ */
+async function scrape(env, req, credentials) {
+  if (credentials && env.WASQ_METRICS_PUBLIC !== "on") {
+    const refusal = scrapeRefusal(scratchCore(env).admitHttp(Date.now(), { ...req, body: new Uint8Array(0) }, { credentials }));
+    if (refusal !== undefined) return refusal;
+  }
+  return metricsResponse(env, req, meta);
 }
 
 // ---- directory ----

@@ -14,6 +14,7 @@ mod journal;
 mod json_in;
 pub(crate) mod json_out;
 mod message;
+mod metrics;
 mod move_tasks;
 mod params;
 mod peek;
@@ -271,6 +272,9 @@ impl Engine {
                 .event(now, &name, || crate::events::EventKind::Throttled {
                     action: action.to_string(),
                 });
+            if let Some(q) = self.queues.get_mut(&uid) {
+                q.counters[metrics::THROTTLED] += 1;
+            }
             return Err(SqsError::RequestThrottled("Rate exceeded".into()));
         }
         self.throttle_counts.insert(key, count + 1);

@@ -152,6 +152,8 @@ pub(crate) struct Queue {
     /// where deriving every held message's id made each import call O(queue). Keyed by the id's
     /// two halves, so it shares the engine's one `FxHashMap<[u64; 2], u64>` instantiation.
     kept_ids: FxHashMap<[u64; 2], u64>,
+    /// What happened to the queue's messages since the engine started (see `metrics`).
+    pub(crate) counters: super::metrics::Counters,
 }
 
 /// The lane of `group`, by its fields, for callers that hold another field of the queue.
@@ -235,6 +237,7 @@ impl Queue {
             next_attempt: 0,
             removed: VecDeque::new(),
             kept_ids: FxHashMap::default(),
+            counters: Default::default(),
         }
     }
 

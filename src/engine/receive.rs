@@ -231,6 +231,7 @@ impl Engine {
                 }
             }
         }
+        q.counters[super::metrics::RECEIVED] += delivered as u64;
         self.sync_deadline(uid);
         if let Some((dlq_uid, _)) = dlq {
             for msg in moved {
@@ -262,9 +263,11 @@ impl Engine {
     /// Put a message that exhausted its receives into the dead-letter queue. It keeps its id,
     /// body, attributes, timestamps and receive count, and gains DeadLetterQueueSourceArn.
     fn dead_letter(&mut self, source_uid: u64, dlq_uid: u64, mut msg: Message, now: u64) {
-        let Some(source_name) = self.queues.get(&source_uid).map(|q| q.name.clone()) else {
+        let Some(source) = self.queues.get_mut(&source_uid) else {
             return;
         };
+        source.counters[super::metrics::DEAD_LETTERED] += 1;
+        let source_name = source.name.clone();
         let source_arn = self.arn(&source_name);
         let seq = self.next_seq;
         self.next_seq += 1;

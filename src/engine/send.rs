@@ -288,10 +288,13 @@ impl Engine {
         req: &SendMessageRequest,
     ) -> Result<SendMessageResponse, SqsError> {
         let uid = self.message_queue(req.queue_url.as_deref())?;
+        let seq_before = self.next_seq;
         let (q, mut e) = self.apart(uid, now)?;
         let v = validate_send(q, req, false)?;
         let mut out = SendMessageResponse::default();
         let sent = e.enqueue(q, ctx, v, None, &mut out);
+        // Each enqueued message took one sequence number; a deduplicated send took none.
+        q.counters[super::metrics::SENT] += *e.next_seq - seq_before;
         self.sync_deadline(uid);
         sent.map(|()| out)
     }
@@ -315,6 +318,7 @@ impl Engine {
         if total > MAX_BATCH_BYTES {
             return Err(SqsError::BatchRequestTooLong(total));
         }
+        let seq_before = self.next_seq;
         let (q, mut e) = self.apart(uid, now)?;
         if q.fifo() {
             // On FIFO queues these fail the whole request, not one entry (spec §4.9).
@@ -353,6 +357,7 @@ impl Engine {
                 out.failed.push(BatchResultErrorEntry::new(id, &e));
             }
         }
+        q.counters[super::metrics::SENT] += *e.next_seq - seq_before;
         // Once for the batch: nothing reads the engine's deadline index between its entries.
         self.sync_deadline(uid);
         Ok(out)

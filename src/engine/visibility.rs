@@ -126,6 +126,9 @@ impl Engine {
         let uid = self.message_queue(req.queue_url.as_deref())?;
         let (q, mut r) = self.apart(uid, now)?;
         let deleted = r.delete_one(q, req.receipt_handle.as_deref());
+        if deleted.is_ok() {
+            q.counters[super::metrics::DELETED] += 1;
+        }
         self.sync_deadline(uid);
         deleted.map(|()| EmptyResponse)
     }
@@ -149,7 +152,11 @@ impl Engine {
         req: &ReceiptBatchRequest,
     ) -> Result<BatchResponse<BatchResultEntry>, SqsError> {
         self.receipt_batch(now, req, "DeleteMessageBatchRequestEntry", |r, q, entry| {
-            r.delete_one(q, entry.receipt_handle.as_deref())
+            let deleted = r.delete_one(q, entry.receipt_handle.as_deref());
+            if deleted.is_ok() {
+                q.counters[super::metrics::DELETED] += 1;
+            }
+            deleted
         })
     }
 
