@@ -5,7 +5,7 @@
 //   node --expose-gc bench/package.mjs [--pkg DIR] [--seconds S] [--only cycle|memory]
 //                                      [--layers engine-default,sdk,...] [--no-sdk]
 //
-// Layers (each adds to the one before):
+// Layers, the package's ways of calling the engine:
 //   core          WasqCore.dispatch: JSON text in and out, then what the Engine drains per call
 //                 with no event listener (takeChanges; takeEvents too in builds whose core has
 //                 no event feed switch, which always collected events)
@@ -13,8 +13,8 @@
 //   engine-default the same with no storage option: what most users write
 //   engine-nostorage the same with `storage: null` (nothing to outlive the process: no changes
 //                 encoded, nothing committed)
-//   engine-events the same with one "event" listener (events collected, encoded and delivered)
-//   engine-system Engine.dispatch with SystemClock (adds re-arming the one setTimeout)
+//   engine-events engine-manual with one "event" listener (events collected, encoded and delivered)
+//   engine-system engine-manual with SystemClock (adds re-arming the one setTimeout)
 //   sdk           @aws-sdk/client-sqs through createRequestHandler (signing, HTTP shape, MD5 checks)
 //
 // Order matters: instantiation is timed first (a fresh process each run), and memory before
