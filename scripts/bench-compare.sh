@@ -3,7 +3,8 @@
 # batched cycle through `Engine.dispatch`, instantiation and recovery of 100,000 messages,
 # `wasq serve` SendMessage req/s at 32 connections (--memory and --data), the gzipped size; with
 # --native, the native cycle too. Medians of alternating rounds and the ratio after ÷ before, as
-# a markdown table for BENCHMARKS.md (bench/compare.mjs says what each figure is).
+# a markdown table for BENCHMARKS.md, judged by CPU time, with the wall clock for reference
+# (bench/compare.mjs says what each figure is, and why CPU time).
 #
 #   scripts/bench-compare.sh BEFORE_PKG AFTER_PKG [--rounds 5] [--seconds 2] [--server-runs 5]
 #                            [--server-duration 5] [--native BEFORE_SRC AFTER_SRC]
@@ -17,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [[ $# -lt 2 ]]; then
-  sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 fi
 before=$1
