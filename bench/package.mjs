@@ -1,23 +1,23 @@
-// The wasm package benchmark in Node: the same workloads as benches/cycle.rs, through the built
-// package, one layer at a time so the report can say where time goes. Prints one JSON object per
-// line. scripts/bench-package.sh runs it alternately with the native side and takes medians.
+// The wasm package benchmark in Node: a built package's send → receive → delete cycle, one layer
+// at a time so that a reader can see where time goes, and the memory a stored message takes.
+// Prints one JSON object per line. scripts/bench-compare.sh runs it on two packages alternately.
 //
-//   node --expose-gc bench/package.mjs [--pkg DIR] [--seconds S] [--no-sdk]
+//   node --expose-gc bench/package.mjs [--pkg DIR] [--seconds S] [--only cycle|memory]
+//                                      [--layers engine-default,sdk,...] [--no-sdk]
 //
-// Layers (each adds to the one before):
+// Layers, the package's ways of calling the engine:
 //   core          WasqCore.dispatch: JSON text in and out, then what the Engine drains per call
 //                 with no event listener (takeChanges; takeEvents too in builds whose core has
 //                 no event feed switch, which always collected events)
 //   engine-manual Engine.dispatch with ManualClock and MemoryStorage (clock read, commit)
-//   engine-default the same with no storage option, what most users write (in builds before the
-//                 fifth session that was a private MemoryStorage; since then it is `null`'s path)
+//   engine-default the same with no storage option: what most users write
 //   engine-nostorage the same with `storage: null` (nothing to outlive the process: no changes
 //                 encoded, nothing committed)
-//   engine-events the same with one "event" listener (events collected, encoded and delivered)
-//   engine-system Engine.dispatch with SystemClock (adds re-arming the one setTimeout)
+//   engine-events engine-manual with one "event" listener (events collected, encoded and delivered)
+//   engine-system engine-manual with SystemClock (adds re-arming the one setTimeout)
 //   sdk           @aws-sdk/client-sqs through createRequestHandler (signing, HTTP shape, MD5 checks)
 //
-// Order matters: instantiation is timed first (a fresh process each round), and memory before
+// Order matters: instantiation is timed first (a fresh process each run), and memory before
 // anything else has grown the wasm heap, because linear memory never shrinks.
 
 import { performance } from "node:perf_hooks";
@@ -33,6 +33,10 @@ const opt = (name, fallback) => {
 const pkgDir = resolve(opt("--pkg", "pkg"));
 const SECONDS = Number(opt("--seconds", "2"));
 const SDK = !args.includes("--no-sdk");
+const ONLY = opt("--only", "");
+if (!["", "cycle", "memory"].includes(ONLY)) throw new Error(`--only ${ONLY}: cycle or memory`);
+const wants = (part) => ONLY === "" || ONLY === part;
+const LAYERS = opt("--layers", "");
 const START = Date.parse("2026-01-01T00:00:00Z"); // benches/cycle.rs uses the same instant
 const STORED = 100_000;
 const BODY = "x".repeat(100);
@@ -55,11 +59,6 @@ await wasq.init();
 const instantiateMs = performance.now() - t0;
 WebAssembly.Instance = Instance;
 if (instance === null) throw new Error("the entry made no WebAssembly.Instance");
-// The core layer's WasqCore: in a bundled package from its unshipped internal/node.js (a bundle
-// of its own, on a wasm instance of its own); in an older, unbundled one from the glue (wasq.js)
-// that the entry imported and initialised.
-const internal = resolve(pkgDir, "internal/node.js");
-const { WasqCore } = await import(pathToFileURL(existsSync(internal) ? internal : resolve(pkgDir, "wasq.js")).href);
 const { Engine, ManualClock, SystemClock, MemoryStorage, createRequestHandler } = wasq;
 // The wasm's exports have minified names (scripts/minify-wasm-names.mjs): find the memory by type.
 const memory = Object.values(instance.exports).find((e) => e instanceof WebAssembly.Memory);
@@ -69,7 +68,8 @@ function urlOf(out) {
   return out.QueueUrl;
 }
 
-// --- memory per stored message: 100,000 sends (10 per call) into a fresh engine.
+// --- memory per stored message: 100,000 sends (10 per call) into a fresh engine. (Recovery of
+// such a store is bench/restore.mjs, in a process of its own.)
 function fill(engine) {
   const url = urlOf(engine.dispatch("CreateQueue", { QueueName: "bench" }));
   for (let start = 0; start < STORED; start += 10) {
@@ -80,59 +80,40 @@ function fill(engine) {
   return url;
 }
 
-gc();
-const wasm0 = wasmBytes();
-const mem0 = process.memoryUsage();
-const storage = new MemoryStorage();
-const filled = new Engine({ clock: new ManualClock(START), storage, seed: 1 });
-const url = fill(filled);
-gc();
-const wasm1 = wasmBytes();
-const mem1 = process.memoryUsage();
-const jsHeap = (m) => m.heapUsed + m.arrayBuffers - 0; // arrayBuffers includes wasm memory
-emit({
-  bench: "memory",
-  messages: STORED,
-  body_bytes: BODY.length,
-  wasm_linear_bytes_per_message: (wasm1 - wasm0) / STORED,
-  // The JS side: MemoryStorage's copy of every record (Map entries and Uint8Arrays), without the
-  // wasm memory, which arrayBuffers also counts.
-  js_heap_bytes_per_message: (jsHeap(mem1) - (wasm1 - wasm0) - jsHeap(mem0)) / STORED,
-  rss_bytes_per_message: (mem1.rss - mem0.rss) / STORED,
-  storage_records: storage.size,
-});
-filled.close();
-
-// --- recover: a new Engine over the storage that holds the 100,000 messages.
-const restores = [];
-for (let i = 0; i < 5; i++) {
+if (wants("memory")) {
   gc();
-  const t = performance.now();
-  const engine = new Engine({ clock: new ManualClock(START), storage, seed: 1 });
-  restores.push(performance.now() - t);
-  const attrs = engine.dispatch("GetQueueAttributes", {
-    QueueUrl: url,
-    AttributeNames: ["ApproximateNumberOfMessages"],
+  const wasm0 = wasmBytes();
+  const mem0 = process.memoryUsage();
+  const storage = new MemoryStorage();
+  const filled = new Engine({ clock: new ManualClock(START), storage, seed: 1 });
+  fill(filled);
+  gc();
+  const wasm1 = wasmBytes();
+  const mem1 = process.memoryUsage();
+  const jsHeap = (m) => m.heapUsed + m.arrayBuffers; // arrayBuffers includes wasm memory
+  emit({
+    bench: "memory",
+    messages: STORED,
+    body_bytes: BODY.length,
+    wasm_linear_bytes_per_message: (wasm1 - wasm0) / STORED,
+    // The JS side: MemoryStorage's copy of every record (Map entries and Uint8Arrays), without the
+    // wasm memory, which arrayBuffers also counts.
+    js_heap_bytes_per_message: (jsHeap(mem1) - (wasm1 - wasm0) - jsHeap(mem0)) / STORED,
+    rss_bytes_per_message: (mem1.rss - mem0.rss) / STORED,
+    storage_records: storage.size,
   });
-  if (attrs.Attributes.ApproximateNumberOfMessages !== String(STORED)) {
-    throw new Error(`restore lost messages: ${JSON.stringify(attrs)}`);
-  }
-  engine.close();
+  filled.close();
 }
-const sorted = [...restores].sort((a, b) => a - b);
-emit({
-  bench: "restore",
-  messages: STORED,
-  instantiate_ms: instantiateMs,
-  first_restore_ms: restores[0],
-  restore_ms: sorted[2],
-  total_ms: instantiateMs + restores[0],
-});
 
 // --- send → receive → delete cycles.
 
 /** A layer: `call(action, params)` returning the parsed response; `async` for the SDK. */
-function coreLayer() {
+// The core layer's WasqCore: in a bundled package from its unshipped internal/node.js (a bundle
+// of its own, on a wasm instance of its own); in an older, unbundled one from the glue (wasq.js)
+// that the entry imported and initialised. Imported only when asked for, since it is no public API.
+async function coreLayer() {
+  const internal = resolve(pkgDir, "internal/node.js");
+  const { WasqCore } = await import(pathToFileURL(existsSync(internal) ? internal : resolve(pkgDir, "wasq.js")).href);
   const core = new WasqCore({ seed: 1 }, undefined);
   const feedSwitch = typeof core.setEventFeed === "function";
   if (feedSwitch) core.setEventFeed(false);
@@ -218,12 +199,17 @@ async function batchAsync(layer, url) {
   return 10;
 }
 
-/** Messages per second over `seconds`, after a warm-up of a tenth of that. */
+/**
+ * Messages per second over `seconds`, after a warm-up of a tenth of that: by the wall clock, and
+ * by the process's CPU time (user + system, all threads), which the waits of a loaded machine do
+ * not inflate the way they do the wall clock.
+ */
 async function rate(layer, cycle, seconds) {
   const queue = urlOf(await layer.call("CreateQueue", { QueueName: "bench" }));
   const warmEnd = performance.now() + (seconds * 1000) / 10;
   while (performance.now() < warmEnd) await cycle(layer, queue);
   gc();
+  const cpu0 = process.cpuUsage();
   const start = performance.now();
   const end = start + seconds * 1000;
   let moved = 0;
@@ -233,10 +219,12 @@ async function rate(layer, cycle, seconds) {
     // The clock is read every 64 cycles so reading it costs nothing measurable.
     while (performance.now() < end) for (let i = 0; i < 64; i++) moved += cycle(layer, queue);
   }
-  return moved / ((performance.now() - start) / 1000);
+  const wall = (performance.now() - start) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  return { wall: moved / wall, cpu: moved / ((cpu.user + cpu.system) / 1e6) };
 }
 
-const layers = [
+const allLayers = [
   ["core", () => coreLayer()],
   ["engine-manual", () => engineLayer(new ManualClock(START))],
   ["engine-default", () => engineLayer(new ManualClock(START), { storage: "default" })],
@@ -244,7 +232,10 @@ const layers = [
   ["engine-events", () => engineLayer(new ManualClock(START), { listen: true })],
   ["engine-system", () => engineLayer(new SystemClock())],
 ];
-if (SDK) layers.push(["sdk", () => sdkLayer()]);
+if (SDK) allLayers.push(["sdk", () => sdkLayer()]);
+const chosen = LAYERS ? LAYERS.split(",") : allLayers.map(([name]) => name);
+for (const name of chosen) if (!allLayers.some(([n]) => n === name)) throw new Error(`--layers: no layer ${name}`);
+const layers = wants("cycle") ? allLayers.filter(([name]) => chosen.includes(name)) : [];
 
 for (const [workload, sync, async] of [
   ["single", singleSync, singleAsync],
@@ -256,6 +247,6 @@ for (const [workload, sync, async] of [
     const seconds = name === "sdk" ? Math.max(0.5, SECONDS / 2) : SECONDS;
     const perS = await rate(layer, layer.async ? async : sync, seconds);
     layer.close();
-    emit({ bench: "cycle", workload, layer: name, messages_per_s: perS });
+    emit({ bench: "cycle", workload, layer: name, messages_per_s: perS.wall, messages_per_cpu_s: perS.cpu });
   }
 }

@@ -1,9 +1,8 @@
-// Recovery alone, in a fresh process: instantiate the package, fill a store with 100,000
-// messages, then five `new Engine`s over it (the first is the one issue 3's target counts, with
-// the wasm still in baseline code). bench/package.mjs measures the same on a standard queue in
-// MemoryStorage, between its other figures; this one adds a FIFO queue (content-based
-// deduplication: a deduplication record per message) and FileStorage, and skips the cycles, so
-// that `scripts/bench-package.sh --restore-only` can run many rounds quickly. One JSON line.
+// Recovery in a fresh process: instantiate the package, fill a store with 100,000 messages (a
+// standard queue, or a FIFO queue with content-based deduplication: a deduplication record per
+// message), then five `new Engine`s over it: the first is what a process start pays, the median
+// of five the steady figure. One JSON line. scripts/bench-compare.sh runs it on two packages
+// alternately.
 //
 //   node --expose-gc bench/restore.mjs [--pkg DIR] [--queue standard|fifo] [--storage memory|file]
 
@@ -29,10 +28,13 @@ const STORED = 100_000;
 const GROUPS = 100;
 const gc = () => globalThis.gc?.();
 
+const cpuMs = (c) => (c.user + c.system) / 1000;
+const c0 = process.cpuUsage();
 const t0 = performance.now();
 const wasq = await import(pathToFileURL(resolve(pkgDir, "entry/node.js")).href);
 await wasq.init();
 const instantiateMs = performance.now() - t0;
+const instantiateCpuMs = cpuMs(process.cpuUsage(c0));
 const { Engine, ManualClock, MemoryStorage, FileStorage } = wasq;
 
 const dir = STORAGE === "file" ? mkdtempSync(join(tmpdir(), "wasq-restore-")) : null;
@@ -57,16 +59,19 @@ for (let start = 0; start < STORED; start += 10) {
 filled.close();
 
 const restores = [];
+let firstRestoreCpuMs = 0;
 for (let i = 0; i < 5; i++) {
   if (dir !== null) {
     // A FileStorage restore includes reading its log, as a process start does.
     storage.close();
   }
   gc();
+  const c = process.cpuUsage();
   const t = performance.now();
   if (dir !== null) storage = open();
   const engine = new Engine({ clock: new ManualClock(START), storage, seed: 1 });
   restores.push(performance.now() - t);
+  if (i === 0) firstRestoreCpuMs = cpuMs(process.cpuUsage(c));
   const n = engine.dispatch("GetQueueAttributes", { QueueUrl, AttributeNames: ["ApproximateNumberOfMessages"] });
   if (n.Attributes.ApproximateNumberOfMessages !== String(STORED)) {
     throw new Error(`restore lost messages: ${JSON.stringify(n)}`);
@@ -84,6 +89,9 @@ console.log(
     messages: STORED,
     instantiate_ms: instantiateMs,
     first_restore_ms: restores[0],
+    // CPU time (user + system, all threads): what the waits of a loaded machine do not inflate.
+    instantiate_cpu_ms: instantiateCpuMs,
+    first_restore_cpu_ms: firstRestoreCpuMs,
     restore_ms: sorted[2],
     total_ms: instantiateMs + restores[0],
   }),

@@ -1,5 +1,5 @@
-//! Native side of the package benchmark (`scripts/bench-package.sh`, results in BENCHMARKS.md,
-//! "wasm package (Node)"). It runs the same workloads as `bench/package.mjs` so the two can be
+//! Native side of the package benchmark (`scripts/bench-compare.sh --native`, BENCHMARKS.md
+//! "Native cycle"). It runs the same workloads as `bench/package.mjs` so the two can be
 //! compared in one run, and prints one JSON object per line for the script to collect.
 //!
 //! Two layers, so the wasm figures can be split into engine cost and boundary cost:

@@ -1,5 +1,5 @@
-// Driver for scripts/bench-server.sh: autocannon against SQS endpoints given as
-// `label=url` arguments, two workloads each, several runs, medians, a markdown table.
+// Driver for scripts/bench-server.sh and bench/compare.mjs: autocannon against SQS endpoints
+// given as `label=url` arguments, two workloads each, several runs, medians, a markdown table.
 //
 //   send:  SendMessage (AWS JSON 1.0), 32 connections
 //   cycle: SendMessageBatch(10) → ReceiveMessage(10) → DeleteMessageBatch(received), 32 connections
@@ -8,7 +8,8 @@
 // signatures, so both sides do the same work per request.
 
 import autocannon from "autocannon";
-import { writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import { Agent, createServer, request as httpRequest } from "node:http";
 
 const args = process.argv.slice(2);
@@ -45,11 +46,22 @@ const connections = Number(opt("connections", "32"));
 const jsonOut = opt("json", "");
 const only = opt("only", ""); // "send" or "cycle"
 // `label=url`; a label ending in "(http loop)" is driven by httpLoop instead of autocannon.
+// `label=url`, or `label=url@pid` to also count the server process's CPU time per run.
 const targets = args.map((a) => {
   const at = a.indexOf("=");
   const label = a.slice(0, at);
-  return { label, url: a.slice(at + 1).replace(/\/$/, ""), tool: label.endsWith("(http loop)") ? httpLoop : run };
+  const [url, pid] = a.slice(at + 1).split("@");
+  return { label, url: url.replace(/\/$/, ""), pid, tool: label.endsWith("(http loop)") ? httpLoop : run };
 });
+
+// A process's CPU time in seconds (user + system, all its threads), from /proc/PID/stat: on a
+// shared machine, requests per CPU-second of the server move far less than requests per second.
+const TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }));
+function cpuSeconds(pid) {
+  // Fields after the command name, which is in parentheses and may hold spaces.
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / TICKS; // utime, stime (fields 14 and 15)
+}
 
 const JSON_TYPE = "application/x-amz-json-1.0";
 // moto routes a request to a service by the credential scope of its Authorization header (without
@@ -171,7 +183,7 @@ async function httpLoop(url, requests, seconds) {
   agent.destroy();
   latencies.sort((a, b) => a - b);
   const pct = (p) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor((latencies.length * p) / 100))] ?? 0);
-  return { requests: { average: latencies.length / elapsed }, latency: { p50: pct(50), p99: pct(99) }, non2xx, errors, timeouts: 0 };
+  return { requests: { average: latencies.length / elapsed, total: latencies.length }, latency: { p50: pct(50), p99: pct(99) }, non2xx, errors, timeouts: 0 };
 }
 
 const median = (xs) => {
@@ -188,8 +200,9 @@ const workloads = [
 // The ceiling answers every request alike, so it is a reference for the single-request workload only.
 const targetsFor = (w) => targets.filter((t) => w.name === "send" || !t.label.includes("ceiling"));
 
-// Runs interleave across targets (run 1 of every target, then run 2, …) so that a change in the
-// machine's load during the benchmark reaches every target alike, not only the ones measured then.
+// Runs interleave across targets (run 1 of every target, then run 2, …, in reverse order every
+// other run) so that a change in the machine's load during the benchmark reaches every target
+// alike, not only the ones measured then.
 const results = {};
 for (const w of workloads) {
   const samples = new Map();
@@ -199,11 +212,16 @@ for (const w of workloads) {
     samples.set(t, []);
   }
   for (let i = 0; i < runs; i++) {
-    for (const t of targetsFor(w)) {
+    const turn = i % 2 ? [...targetsFor(w)].reverse() : targetsFor(w);
+    for (const t of turn) {
       // A fresh queue per run, so no run drains what an earlier one left behind.
-      const r = await t.tool(t.url, w.build(await freshQueue(t.url, w.name)), duration);
+      const requests = w.build(await freshQueue(t.url, w.name));
+      const cpu0 = t.pid ? cpuSeconds(t.pid) : 0;
+      const r = await t.tool(t.url, requests, duration);
       const rps = r.requests.average;
-      samples.get(t).push({ rps, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts });
+      // Requests answered per CPU-second of the server, if its pid was given.
+      const rpcs = t.pid ? r.requests.total / (cpuSeconds(t.pid) - cpu0) : undefined;
+      samples.get(t).push({ rps, rpcs, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts });
       process.stderr.write(
         `${w.name.padEnd(5)} ${t.label.padEnd(14)} run ${i + 1}: ${rps.toFixed(0)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, non-2xx ${r.non2xx}, errors ${r.errors}\n`,
       );

@@ -6,25 +6,10 @@
 # when moto closes a connection). Prints a markdown table (medians, ratios to moto) for
 # BENCHMARKS.md; raw samples go to target/bench-server.json.
 #   scripts/bench-server.sh [--duration S] [--runs N] [--connections C] [--only send|cycle]
-#                           [--baseline DIR]
-# --baseline DIR also serves `wasq serve --memory` from another built package (say, a copy of pkg/
-# from before a change) and measures it in the same runs, right after the current one, so a
-# change is compared side by side on the same load. Needs `make pkg` and `npm ci`; installs moto[server] into .venv if missing.
+# Needs `make pkg` and `npm ci`; installs moto[server] into .venv if missing. To compare two
+# builds of wasq serve, use scripts/bench-compare.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-
-baseline=""
-pass=()
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --baseline) baseline="$2"; shift 2 ;;
-    *) pass+=("$1"); shift ;;
-  esac
-done
-if [[ -n "$baseline" && ! -f "$baseline/bin/wasq.mjs" ]]; then
-  echo "bench-server: --baseline $baseline is not a built package (no bin/wasq.mjs)" >&2
-  exit 2
-fi
 
 if [[ ! -f pkg/bin/wasq.mjs ]]; then
   echo "bench-server: pkg/ is not built; run 'make pkg' first" >&2
@@ -56,10 +41,9 @@ wait_http() {
 
 # Sets $started to the server's base URL (not a command substitution: $pids must stay in this shell).
 start_wasq() {
-  local port pkg=pkg
-  if [[ "$1" == --pkg ]]; then pkg="$2"; shift 2; fi
+  local port
   port=$(free_port)
-  node "$pkg/bin/wasq.mjs" serve --port "$port" "$@" >/dev/null 2>&1 &
+  node pkg/bin/wasq.mjs serve --port "$port" "$@" >/dev/null 2>&1 &
   pids+=($!)
   started="http://127.0.0.1:$port"
   wait_http "$started/health"
@@ -68,11 +52,6 @@ start_wasq() {
 echo "bench-server: starting servers" >&2
 start_wasq --memory
 mem=$started
-base_targets=()
-if [[ -n "$baseline" ]]; then
-  start_wasq --pkg "$baseline" --memory
-  base_targets=("wasq --memory (baseline)=$started")
-fi
 start_wasq --data "$data/fsync"
 file=$started
 start_wasq --data "$data/nofsync" --no-fsync
@@ -91,8 +70,8 @@ wait_http "$moto/moto-api/"
 mkdir -p target
 echo "bench-server: $(uptime) (before the run)" >&2
 echo "node $(node --version), moto $(.venv/bin/python -c 'import moto; print(moto.__version__)'), $(nproc) cores, $(uname -sr)" >&2
-node scripts/bench-server.mjs --json target/bench-server.json "${pass[@]}" \
-  "wasq --memory=$mem" "${base_targets[@]}" "wasq --data=$file" "wasq --data --no-fsync=$nofsync" \
+node scripts/bench-server.mjs --json target/bench-server.json "$@" \
+  "wasq --memory=$mem" "wasq --data=$file" "wasq --data --no-fsync=$nofsync" \
   "wasq --memory (http loop)=$mem" "moto_server (http loop)=$moto" \
   "node:http ceiling=$ceiling"
 echo "bench-server: $(uptime) (after the run)" >&2
