@@ -39,14 +39,16 @@ export function browserEntry(pkgJson) {
  * and the browser compiles the wasm as it streams in (instantiateStreaming, given the Response).
  * `wasq_bg.wasm` is a path the package exports, so it is known before package.json is read.
  */
-export async function loadWasq(roots = packageRoots()) {
+export async function loadWasq(roots = packageRoots(), early = null) {
   const tried = [];
   for (const root of roots) {
-    const wasm = fetch(new URL("wasq_bg.wasm", root));
+    // index.html may have asked for the first root's files already, while it was being parsed.
+    const started = early?.root === root ? early : null;
+    const wasm = started?.wasm ?? fetch(new URL("wasq_bg.wasm", root));
     wasm.catch(() => {}); // a root that turns out wrong: its failed request is reported below
     let pkgJson;
     try {
-      const res = await fetch(new URL("package.json", root));
+      const res = await (started?.pkg ?? fetch(new URL("package.json", root)));
       if (!res.ok) { tried.push(`${root} (${res.status})`); continue; }
       pkgJson = await res.json();
     } catch (e) {

@@ -8,12 +8,13 @@
 // order that leaves storage consistent.
 
 import { createServer } from "node:http";
+import { join } from "node:path";
 import { protocolOptions, flatLookup, serve } from "../src/http.js";
 import { errorResponse } from "../worker/wire.js";
 import { describeFailure, isJson, serverFault, shuttingDown } from "./failures.mjs";
 import { isLoopbackName, OriginPolicy } from "./origin.mjs";
 import { refusedBeforeBody } from "./precheck.mjs";
-import { serveFile } from "./static.mjs";
+import { precompress, serveFile } from "./static.mjs";
 import { ServerMetrics } from "./metrics.mjs";
 
 /**
@@ -343,6 +344,8 @@ function plain(res, status, text, extra = {}) {
  */
 export async function startServer(options) {
   const { host, port, credentials, www = null, pkgRoot, storageKind = "memory", log } = options;
+  // The playground's largest file, compressed before a browser asks for it.
+  if (www) precompress(join(pkgRoot, "wasq_bg.wasm"));
   let { engine } = options;
   const incidents = internalErrors({
     restore: options.restore ?? null,
