@@ -12,6 +12,13 @@
 import { mountPlayground } from "./app.js";
 import { loadWasq } from "./loader.js";
 import { validateScenario, loadScenarioSource } from "./scenarios.js";
+// The rest of the module graph, named here too so that the browser asks for all of it in one
+// round trip after this file, instead of discovering it one import level at a time.
+import "./playground.js";
+import "./lanes.js";
+import "./panels.js";
+import "./markup.js";
+import "./format.js";
 
 const STYLE = new URL("./style.css", import.meta.url).href;
 // Where the package is, for this file: pkg/www/element.js in the npm package, or the repository's
