@@ -7,3 +7,5 @@ export * from "../entry/node.js";
 export { WasqCore } from "../wasq.js";
 export { dispatchText } from "../src/io.js";
 export { COMMIT_PACKED, packRecords } from "../src/storage/batch.js";
+export { ACTIONS } from "../src/engine.js";
+export { engineFacts, batchIdsValid } from "../worker/facts.js";

@@ -57,9 +57,8 @@ export const ACTIONS = [
 /** setTimeout's delay is a signed 32-bit number of ms; longer waits are re-armed when they fire. */
 const MAX_TIMER_DELAY = 2 ** 31 - 1;
 
-/** Keys a realism setting may have; anything else is a typo that would silently do nothing. */
-const REALISM_KNOBS = ["duplicateDelivery", "reorder", "shortPollSampling", "throttling", "latency"];
-const THROTTLING_KNOBS = ["fifoPerAction", "highThroughputPerPartition", "highThroughputPartitions", "standardPerAction"];
+// Keys a realism setting may have, and quotas its throttling may set (see realismKeys).
+let realismKnobs = null;
 const U64 = (1n << 64n) - 1n;
 const MEMORY = MemoryStorage.prototype;
 
@@ -830,6 +829,19 @@ function count(value, what) {
 }
 
 /**
+ * The knobs and throttling quotas the core knows, as `{ knobs, quotas }`; anything else in a
+ * setting is a typo that would silently do nothing. Read from the core's "aws" preset, which
+ * names every one (an unset quota as null), so that a knob the core adds is not refused here.
+ */
+function realismKeys() {
+  if (realismKnobs === null) {
+    const preset = JSON.parse(wasm().WasqCore.realismPreset("aws"));
+    realismKnobs = { knobs: Object.keys(preset), quotas: Object.keys(preset.throttling) };
+  }
+  return realismKnobs;
+}
+
+/**
  * A realism setting in the engine's JSON form, or null for off. Presets come from the core
  * (`Realism::aws()`), so JS and Rust cannot disagree on what "aws" means.
  */
@@ -843,8 +855,9 @@ function resolveRealism(value, what) {
   if (typeof value !== "object" || Array.isArray(value)) {
     throw new TypeError(`${what} must be "aws", an object of knobs, or null`);
   }
+  const { knobs, quotas } = realismKeys();
   for (const key of Object.keys(value)) {
-    if (!REALISM_KNOBS.includes(key)) throw new TypeError(`${what}: unknown knob "${key}" (knobs: ${REALISM_KNOBS.join(", ")})`);
+    if (!knobs.includes(key)) throw new TypeError(`${what}: unknown knob "${key}" (knobs: ${knobs.join(", ")})`);
   }
   const { duplicateDelivery, reorder = false, shortPollSampling, throttling, latency } = value;
   if (typeof reorder !== "boolean") throw new TypeError(`${what}.reorder must be a boolean`);
@@ -853,7 +866,7 @@ function resolveRealism(value, what) {
   else if (throttling && typeof throttling === "object") {
     limits = {};
     for (const [key, v] of Object.entries(throttling)) {
-      if (!THROTTLING_KNOBS.includes(key)) throw new TypeError(`${what}.throttling: unknown quota "${key}" (quotas: ${THROTTLING_KNOBS.join(", ")})`);
+      if (!quotas.includes(key)) throw new TypeError(`${what}.throttling: unknown quota "${key}" (quotas: ${quotas.join(", ")})`);
       if (v !== undefined && v !== null) limits[key] = count(v, `${what}.throttling.${key}`);
     }
   } else if (throttling !== undefined && throttling !== null && throttling !== false) {

@@ -15,7 +15,8 @@
 // pushes the queue's settable attributes to the partitions (and shadows) before answering.
 
 import { EngineHost, encodeHttp, decodeHttp, removal } from "./host.js";
-import { partitionsFor, objectName, groupHash, SETTABLE } from "./partition.js";
+import { partitionsFor, objectName, groupHash } from "./partition.js";
+import { engineFacts } from "./facts.js";
 import { MoveTasks, MOVE_ACTIONS } from "./move-tasks.js";
 import * as wire from "./wire.js";
 
@@ -303,7 +304,8 @@ export class WasqDirectory extends EngineHost {
     const url = found.ok.QueueUrl;
     const all = (await this.#one(context, "GetQueueAttributes", { QueueUrl: url, AttributeNames: ["All"] })).Attributes ?? {};
     const tags = (await this.#one(context, "ListQueueTags", { QueueUrl: url })).Tags ?? {};
-    const settable = Object.fromEntries(Object.entries(all).filter(([k]) => SETTABLE.has(k)));
+    const { settable: names } = engineFacts();
+    const settable = Object.fromEntries(Object.entries(all).filter(([k]) => names.has(k)));
     return { url, all, tags, settable };
   }
 

@@ -1,25 +1,6 @@
 // Partitioning rules: which queues may be split, into how many objects, where a message goes,
 // and how a receipt handle names the object that minted it.
 
-/** Attributes CreateQueue/SetQueueAttributes accept; the rest are read-only or computed. */
-export const SETTABLE = new Set([
-  "DelaySeconds",
-  "MaximumMessageSize",
-  "MessageRetentionPeriod",
-  "ReceiveMessageWaitTimeSeconds",
-  "VisibilityTimeout",
-  "Policy",
-  "RedrivePolicy",
-  "RedriveAllowPolicy",
-  "KmsMasterKeyId",
-  "KmsDataKeyReusePeriodSeconds",
-  "SqsManagedSseEnabled",
-  "FifoQueue",
-  "ContentBasedDeduplication",
-  "DeduplicationScope",
-  "FifoThroughputLimit",
-]);
-
 /** The creation tag that overrides the deployment's default partition count for one queue. */
 export const PARTITIONS_TAG = "wasq:partitions";
 export const MAX_PARTITIONS = 64;

@@ -7,22 +7,12 @@ import { wasm } from "../src/bindings.js";
 import * as wire from "./wire.js";
 import { partitionOf, wrapHandle, unwrapHandle, groupHash } from "./partition.js";
 import { engineSettings } from "./host.js";
+import { engineFacts, batchIdsValid } from "./facts.js";
 import { isScrape, metricsResponse } from "./metrics.js";
 import { scrapeRefusal } from "../src/prometheus.js";
 
-const DATA_PLANE = new Set([
-  "SendMessage",
-  "SendMessageBatch",
-  "ReceiveMessage",
-  "DeleteMessage",
-  "DeleteMessageBatch",
-  "ChangeMessageVisibility",
-  "ChangeMessageVisibilityBatch",
-]);
 const PROPAGATING = new Set(["CreateQueue", "SetQueueAttributes", "DeleteQueue", "PurgeQueue"]);
-const MAX_BATCH_BYTES = 1048576;
 const META_TTL_MS = 5000;
-const BATCH_ID = /^[A-Za-z0-9_-]{1,80}$/;
 
 let scratch = null;
 let spreadAt = null;
@@ -114,7 +104,7 @@ async function route(env, req, signal) {
   if (urlRegion !== undefined) context.region = urlRegion;
   const region = context.region ?? env.WASQ_REGION ?? "us-east-1";
   const ctx = { env, p, context, region, signal };
-  if (DATA_PLANE.has(p.action)) {
+  if (engineFacts().messageActions.has(p.action)) {
     const name = wire.queueNameOf(wire.queueUrlOf(p));
     const record = name ? await meta(env, region, name) : null;
     if (record) return dataPlane({ ...ctx, name, record });
@@ -232,15 +222,10 @@ async function byHandle(ctx) {
  * seeing all of it, and a split could hide them.
  */
 function splittable(p, list) {
-  if (!list || list.length < 1 || list.length > 10) return false;
-  const ids = new Set();
-  for (const e of list) {
-    if (typeof e.id !== "string" || !BATCH_ID.test(e.id) || ids.has(e.id)) return false;
-    ids.add(e.id);
-  }
+  if (!list || !batchIdsValid(list.map((e) => e.id ?? null))) return false;
   if (p.action === "SendMessageBatch") {
     const total = list.reduce((n, e) => n + wire.payloadBytes(p, e), 0);
-    if (total > MAX_BATCH_BYTES) return false;
+    if (total > engineFacts().maxBatchBytes) return false;
   }
   return true;
 }

@@ -38,6 +38,11 @@ pub(crate) const READ_ONLY: &[&str] = &[
     "QueueArn",
 ];
 
+/// The attributes CreateQueue and SetQueueAttributes accept: every name but the read-only ones.
+pub fn settable_attributes() -> impl Iterator<Item = &'static str> {
+    ALL_NAMES.iter().copied().filter(|n| !READ_ONLY.contains(n))
+}
+
 const FIFO_ONLY: &[&str] = &[
     "FifoQueue",
     "ContentBasedDeduplication",

@@ -48,8 +48,10 @@ use serde_json::Value;
 use std::collections::BTreeSet;
 
 pub use api::{read_json_params, MESSAGE_ACTIONS};
+pub use attributes::settable_attributes;
 pub use realism::{group_partition, Realism, Throttling};
 pub use records::{RestoreError, FORMAT_VERSION};
+pub use send::{check_batch_shape, MAX_BATCH_BYTES};
 
 /// Engine settings. Every field has SQS's default (see `Default`).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -19,7 +19,8 @@ use crate::validate;
 use md5::{Digest, Md5};
 
 const DEDUP_WINDOW_MS: u64 = 5 * 60 * 1000;
-const MAX_BATCH_BYTES: usize = 1_048_576;
+/// The most payload one SendMessageBatch may carry, summed over its entries.
+pub const MAX_BATCH_BYTES: usize = 1_048_576;
 const MAX_DELAY_SECONDS: i64 = 900;
 
 /// A send that passed validation, ready to enqueue.
@@ -366,7 +367,7 @@ impl Engine {
 }
 
 /// Whole-request checks every batch action shares: 1–10 entries, ids well-formed and distinct.
-pub(super) fn check_batch_shape<'a>(
+pub fn check_batch_shape<'a>(
     ids: impl ExactSizeIterator<Item = Option<&'a str>>,
     entry_shape: &str,
 ) -> Result<(), SqsError> {

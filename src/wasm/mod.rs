@@ -10,6 +10,7 @@ mod alloc;
 mod convert;
 mod core;
 mod error;
+mod facts;
 mod http;
 mod packed;
 mod panic;
