@@ -24,51 +24,37 @@ impl Dispatch for Recorder {
     }
 }
 
+mod signed_fixtures;
+use signed_fixtures::Signed;
+
 struct Fixtures {
     key: String,
     secret: String,
     now: u64,
+    options: ProtocolOptions,
     requests: Vec<(String, String, HttpRequest)>,
 }
 
 fn fixtures() -> Fixtures {
-    let text = include_str!("protocol_sigv4_fixtures.json");
-    let v: Value = serde_json::from_str(text).expect("fixture file is JSON");
-    let s = |v: &Value| v.as_str().expect("string").to_string();
-    let requests = v["requests"]
-        .as_array()
-        .expect("requests")
-        .iter()
-        .map(|r| {
-            let headers = r["headers"]
-                .as_array()
-                .expect("headers")
-                .iter()
-                .map(|h| (s(&h[0]), s(&h[1])))
-                .collect();
-            let req = HttpRequest {
-                method: s(&r["method"]),
-                path: s(&r["path"]),
-                query: s(&r["query"]),
-                headers,
-                body: s(&r["body"]).into_bytes(),
-            };
-            (s(&r["name"]), s(&r["region"]), req)
-        })
+    let f = Signed::parse(include_str!("protocol_sigv4_fixtures.json"));
+    let text = |v: &Value| v.as_str().expect("string").to_string();
+    let options = f.options();
+    let requests = f
+        .requests
+        .into_iter()
+        .map(|(r, req)| (text(&r["name"]), text(&r["region"]), req))
         .collect();
     Fixtures {
-        key: s(&v["access_key"]),
-        secret: s(&v["secret"]),
-        now: v["now_ms"].as_u64().expect("now"),
+        key: f.key,
+        secret: f.secret,
+        now: f.now,
+        options,
         requests,
     }
 }
 
-fn opts(f: &Fixtures) -> ProtocolOptions {
-    ProtocolOptions {
-        credentials: Some((f.key.clone(), f.secret.clone())),
-        ..ProtocolOptions::default()
-    }
+fn opts(f: &Fixtures) -> &ProtocolOptions {
+    &f.options
 }
 
 /// The error code and message, whichever protocol the response is in.
@@ -116,7 +102,7 @@ fn botocore_signed_requests_are_accepted_and_give_the_region() {
     assert_eq!(f.requests.len(), 5);
     for (name, region, req) in &f.requests {
         let mut d = Recorder::default();
-        let r = handle(&mut d, f.now, req, &opts(&f), "rid");
+        let r = handle(&mut d, f.now, req, opts(&f), "rid");
         assert_eq!(
             r.status,
             200,
@@ -139,7 +125,7 @@ fn signature_is_valid_within_fifteen_minutes_either_side() {
     let f = fixtures();
     let (_, _, req) = &f.requests[0];
     for now in [f.now - 15 * 60_000, f.now + 15 * 60_000] {
-        let r = handle(&mut Recorder::default(), now, req, &opts(&f), "rid");
+        let r = handle(&mut Recorder::default(), now, req, opts(&f), "rid");
         assert_eq!(r.status, 200);
     }
 }
@@ -150,7 +136,7 @@ fn tampered_body_or_header_does_not_match() {
     let (_, _, req) = &f.requests[0];
     let mut tampered = req.clone();
     tampered.body.push(b' ');
-    let r = handle(&mut Recorder::default(), f.now, &tampered, &opts(&f), "rid");
+    let r = handle(&mut Recorder::default(), f.now, &tampered, opts(&f), "rid");
     assert_eq!(r.status, 403);
     assert_eq!(
         error_of(&r),
@@ -172,7 +158,7 @@ fn tampered_body_or_header_does_not_match() {
         &mut Recorder::default(),
         f.now,
         &other_target,
-        &opts(&f),
+        opts(&f),
         "rid",
     );
     assert_eq!(error_of(&r).0, "SignatureDoesNotMatch");
@@ -181,7 +167,7 @@ fn tampered_body_or_header_does_not_match() {
     let (_, _, query_req) = &f.requests[2];
     let mut q = query_req.clone();
     q.body.extend_from_slice(b"&DelaySeconds=1");
-    let r = handle(&mut Recorder::default(), f.now, &q, &opts(&f), "rid");
+    let r = handle(&mut Recorder::default(), f.now, &q, opts(&f), "rid");
     assert_eq!(r.status, 403);
     assert_eq!(error_of(&r).0, "SignatureDoesNotMatch");
     assert!(String::from_utf8_lossy(&r.body).starts_with("<?xml version=\"1.0\"?><ErrorResponse"));
@@ -235,7 +221,7 @@ fn missing_signature_is_missing_authentication_token() {
             .filter(|p| !p.starts_with("X-Amz-"))
             .collect::<Vec<_>>()
             .join("&");
-        let r = handle(&mut Recorder::default(), f.now, &unsigned, &opts(&f), "rid");
+        let r = handle(&mut Recorder::default(), f.now, &unsigned, opts(&f), "rid");
         assert_eq!(r.status, 403, "{name}");
         assert_eq!(
             error_of(&r),
@@ -271,7 +257,7 @@ fn malformed_authorization_is_incomplete_signature() {
     ];
     for (auth, message) in cases {
         let bad = with_header(req, "Authorization", Some(&auth));
-        let r = handle(&mut Recorder::default(), f.now, &bad, &opts(&f), "rid");
+        let r = handle(&mut Recorder::default(), f.now, &bad, opts(&f), "rid");
         assert_eq!(r.status, 400, "{auth}");
         assert_eq!(error_of(&r), ("IncompleteSignature".into(), message.into()));
         let body: Value = serde_json::from_slice(&r.body).unwrap();
@@ -281,12 +267,12 @@ fn malformed_authorization_is_incomplete_signature() {
         );
     }
     let no_date = with_header(req, "X-Amz-Date", None);
-    let r = handle(&mut Recorder::default(), f.now, &no_date, &opts(&f), "rid");
+    let r = handle(&mut Recorder::default(), f.now, &no_date, opts(&f), "rid");
     assert!(error_of(&r).1.contains(
         "Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header."
     ));
     let bad_date = with_header(req, "X-Amz-Date", Some("2025-01-01"));
-    let r = handle(&mut Recorder::default(), f.now, &bad_date, &opts(&f), "rid");
+    let r = handle(&mut Recorder::default(), f.now, &bad_date, opts(&f), "rid");
     assert_eq!(error_of(&r).0, "IncompleteSignature");
 }
 
@@ -298,7 +284,7 @@ fn expired_and_future_signatures() {
         &mut Recorder::default(),
         f.now + 15 * 60_000 + 1000,
         req,
-        &opts(&f),
+        opts(&f),
         "rid",
     );
     assert_eq!(r.status, 403);
@@ -314,7 +300,7 @@ fn expired_and_future_signatures() {
         &mut Recorder::default(),
         f.now - 16 * 60_000,
         req,
-        &opts(&f),
+        opts(&f),
         "rid",
     );
     assert_eq!(
@@ -333,7 +319,7 @@ fn credential_scope_must_name_sqs_and_the_request_date() {
         &mut Recorder::default(),
         f.now,
         &other_service,
-        &opts(&f),
+        opts(&f),
         "rid",
     );
     assert_eq!(
@@ -348,13 +334,7 @@ fn credential_scope_must_name_sqs_and_the_request_date() {
         "Authorization",
         Some(&auth.replace("/20250101/", "/20241231/")),
     );
-    let r = handle(
-        &mut Recorder::default(),
-        f.now,
-        &other_day,
-        &opts(&f),
-        "rid",
-    );
+    let r = handle(&mut Recorder::default(), f.now, &other_day, opts(&f), "rid");
     assert_eq!(error_of(&r).0, "SignatureDoesNotMatch");
 }
 
@@ -366,7 +346,7 @@ fn presigned_query_is_checked_too() {
     bad.query = bad
         .query
         .replace("AttributeName.1=All", "AttributeName.1=Policy");
-    let r = handle(&mut Recorder::default(), f.now, &bad, &opts(&f), "rid");
+    let r = handle(&mut Recorder::default(), f.now, &bad, opts(&f), "rid");
     assert_eq!(r.status, 403);
     assert_eq!(error_of(&r).0, "SignatureDoesNotMatch");
 }

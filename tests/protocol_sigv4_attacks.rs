@@ -28,43 +28,27 @@ impl Dispatch for Recorder {
     }
 }
 
+mod signed_fixtures;
+use signed_fixtures::Signed;
+
 struct Fixtures {
-    key: String,
-    secret: String,
     now: u64,
+    options: ProtocolOptions,
     requests: Vec<(String, HttpRequest)>,
 }
 
 impl Fixtures {
     fn load() -> Fixtures {
-        let text = include_str!("protocol_sigv4_attacks_fixtures.json");
-        let v: Value = serde_json::from_str(text).expect("fixture file is JSON");
-        let s = |v: &Value| v.as_str().expect("string").to_string();
-        let requests = v["requests"]
-            .as_array()
-            .expect("requests")
-            .iter()
-            .map(|r| {
-                let headers = r["headers"]
-                    .as_array()
-                    .expect("headers")
-                    .iter()
-                    .map(|h| (s(&h[0]), s(&h[1])))
-                    .collect();
-                let req = HttpRequest {
-                    method: s(&r["method"]),
-                    path: s(&r["path"]),
-                    query: s(&r["query"]),
-                    headers,
-                    body: s(&r["body"]).into_bytes(),
-                };
-                (s(&r["name"]), req)
-            })
+        let f = Signed::parse(include_str!("protocol_sigv4_attacks_fixtures.json"));
+        let options = f.options();
+        let requests = f
+            .requests
+            .into_iter()
+            .map(|(r, req)| (r["name"].as_str().expect("name").to_string(), req))
             .collect();
         Fixtures {
-            key: s(&v["access_key"]),
-            secret: s(&v["secret"]),
-            now: v["now_ms"].as_u64().expect("now"),
+            now: f.now,
+            options,
             requests,
         }
     }
@@ -79,12 +63,8 @@ impl Fixtures {
 
     /// Send `req` at `now` to a server holding the fixtures' key; the answer and what it ran.
     fn send_at(&self, now: u64, req: &HttpRequest) -> (HttpResponse, Vec<(String, Value)>) {
-        let opts = ProtocolOptions {
-            credentials: Some((self.key.clone(), self.secret.clone())),
-            ..ProtocolOptions::default()
-        };
         let mut d = Recorder::default();
-        let r = handle(&mut d, now, req, &opts, "rid");
+        let r = handle(&mut d, now, req, &self.options, "rid");
         (r, d.actions)
     }
 
