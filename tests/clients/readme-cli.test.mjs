@@ -30,21 +30,34 @@ after(async () => {
   if (home) removeDir(home);
 });
 
-test("the README's AWS CLI commands run as pasted, with an empty HOME and no AWS settings", () => {
-  const blocks = cliBlocks(readFileSync(join(repoRoot, "README.md"), "utf8"));
-  assert.ok(blocks.length > 0, "README.md has no ```sh block with an aws command");
+/** Runs a README's CLI blocks as pasted, `address` (the one the README's server listens on) replaced. */
+function runBlocks(file, address) {
+  const blocks = cliBlocks(readFileSync(join(repoRoot, file), "utf8"));
+  assert.ok(blocks.length > 0, `${file} has no \`\`\`sh block with an aws command`);
   // Only what a fresh shell has: PATH (with the CLI on it) and the empty HOME.
   const env = { PATH: `${venvBin}:/usr/bin:/bin`, HOME: home, LANG: "C.UTF-8" };
   const outputs = [];
   for (const block of blocks) {
-    assert.match(block, new RegExp(README_PORT.replace(/\./g, "\\.")), "the README's commands name wasq serve's default address");
-    // The server under test listens on a free port, not on the default one other runs may hold.
-    const script = block.replaceAll(README_PORT, new URL(wasq.url).host);
+    assert.match(block, new RegExp(address.replace(/\./g, "\\.")), `${file}'s commands name the address its server listens on`);
+    // The server under test listens on a free port, not on the README's one other runs may hold.
+    const script = block.replaceAll(address, new URL(wasq.url).host);
     outputs.push(execFileSync("bash", ["--norc", "--noprofile", "-euo", "pipefail", "-c", script], { env, cwd: home, encoding: "utf8" }));
   }
-  const all = outputs.join("\n");
+  return outputs.join("\n");
+}
+
+test("the README's AWS CLI commands run as pasted, with an empty HOME and no AWS settings", () => {
+  const all = runBlocks("README.md", README_PORT);
   // create-queue printed its URL, send-message an id, receive-message the body sent.
   assert.match(all, /"QueueUrl": "http:\/\/[^"]+\/000000000000\/jobs"/);
   assert.match(all, /"MessageId": "[0-9a-f-]{36}"/);
   assert.match(all, /"Body": "hello"/);
+});
+
+test("the package README's AWS CLI commands run as pasted against `npx wasq serve --memory --port 9500`", () => {
+  const readme = readFileSync(join(repoRoot, "pkg-template", "README.md"), "utf8");
+  // The server command the CLI lines are written for, shown just above them.
+  assert.match(readme, /^npx wasq serve --memory --port 9500$/m);
+  const all = runBlocks("pkg-template/README.md", "127.0.0.1:9500");
+  assert.match(all, /"QueueUrl": "http:\/\/[^"]+\/000000000000\/jobs"/);
 });
