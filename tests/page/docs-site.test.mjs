@@ -1,0 +1,103 @@
+// A docs author's site as www/README.md tells them to make it, without `wasq serve`: the packed
+// tarball installed by npm into an empty project, a plain HTML page with the README's import map
+// and `<wasq-playground src="./scenario.json">`, the README's scenario JSON beside it, and the
+// page of the installed package (`node_modules/wasq/www/`) in an iframe at the README's address;
+// all served by a plain static server from the project's root, opened in real Chromium.
+// The installed page used to find no package there (its defaults name `/pkg/`, `./vendor/wasq/`
+// and `../pkg/`, never the package root one level up) and the README said nothing of it.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { launch, REPO, ARTIFACTS } from "./helpers.mjs";
+import { startStaticServer } from "./server.mjs";
+
+const README = readFileSync(join(REPO, "www", "README.md"), "utf8");
+
+/** The README's fenced block of `lang` whose text matches `pattern`. */
+function readmeBlock(lang, pattern) {
+  const block = [...README.matchAll(new RegExp("^```" + lang + "\\n([\\s\\S]*?)^```$", "gm"))].map((m) => m[1]).find((b) => pattern.test(b));
+  assert.ok(block, `www/README.md has a \`\`\`${lang} block matching ${pattern}`);
+  return block;
+}
+
+let work;
+let project;
+let server;
+let browser;
+
+before(async () => {
+  if (!existsSync(join(REPO, "pkg", "package.json"))) throw new Error("no built package: run `make pkg` first");
+  work = mkdtempSync(join(tmpdir(), "wasq-docs-site-"));
+  const packed = JSON.parse(execFileSync("npm", ["pack", join(REPO, "pkg"), "--pack-destination", work, "--json"], { encoding: "utf8" }));
+  project = join(work, "site");
+  mkdirSync(project);
+  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "site", private: true }));
+  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--offline", join(work, packed[0].filename)], { cwd: project, encoding: "utf8" });
+
+  // `<link rel="icon">`: no favicon request, whose 404 would be the page's only console error.
+  const html = (body) => `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"></head><body>${body}</body></html>`;
+  writeFileSync(join(project, "index.html"), html(readmeBlock("html", /type="importmap"/)));
+  writeFileSync(join(project, "scenario.json"), readmeBlock("json", /"steps"/));
+  // The README's iframe snippet, pointed at the installed page by the address the README gives.
+  const address = /`(\/node_modules\/wasq\/www\/index\.html\?[^`]*)`/.exec(README)?.[1];
+  assert.ok(address, "www/README.md gives the installed page's address");
+  const iframe = readmeBlock("html", /<iframe/).replace(/src="[^"]*"/, `src="${address.replaceAll("&", "&amp;")}"`);
+  writeFileSync(join(project, "frame.html"), html(iframe));
+
+  server = await startStaticServer(REPO, [["/", project]]);
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+async function open(path, viewport) {
+  const page = await browser.newPage({ viewport });
+  page.problems = [];
+  page.on("pageerror", (e) => page.problems.push(e.message));
+  page.on("console", (m) => { if (m.type() === "error") page.problems.push(m.text()); });
+  page.on("response", (r) => { if (r.status() >= 400) page.problems.push(`${r.status()} ${r.url()}`); });
+  await page.goto(new URL(path, server.url).href);
+  return page;
+}
+
+test("the README's element page, from node_modules through an import map, plays the README's scenario JSON to its end", { timeout: 120_000 }, async () => {
+  const scenario = JSON.parse(readFileSync(join(project, "scenario.json"), "utf8"));
+  const page = await open("/", { width: 1000, height: 800 });
+  await page.waitForSelector("wasq-playground[data-ready=true]");
+  const inside = (sel) => page.evaluate((s) => document.querySelector("wasq-playground").shadowRoot.querySelector(s)?.textContent, sel);
+  assert.equal(await inside("#scenario-title"), scenario.title);
+  assert.equal(await inside("#scenario-caption"), scenario.steps[0].caption);
+  for (let i = 1; i < scenario.steps.length; i++) {
+    await page.evaluate(() => document.querySelector("wasq-playground").playground.nextStep());
+  }
+  assert.equal(await inside("#scenario-caption"), scenario.steps.at(-1).caption);
+  // No step went wrong; the last one's expected error was answered.
+  assert.equal(await page.evaluate(() => document.querySelector("wasq-playground").shadowRoot.querySelector("#scenario-error").hidden), true);
+  const last = scenario.steps.at(-1);
+  if (last.expectError) assert.match(await page.evaluate(() => document.querySelector("wasq-playground").shadowRoot.textContent), new RegExp(last.expectError));
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: join(ARTIFACTS, "docs-site-element.png"), fullPage: true });
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test("the README's iframe snippet, on the installed package's page at the README's address, loads and sizes itself", { timeout: 120_000 }, async () => {
+  const page = await open("/frame.html", { width: 700, height: 900 });
+  const frame = await (await page.waitForSelector("iframe")).contentFrame();
+  await frame.waitForSelector("html[data-ready=true]");
+  assert.match(await frame.textContent("#scenario-title"), /./);
+  // The page posted its height and the snippet's listener applied it.
+  await page.waitForFunction(() => document.querySelector("iframe").style.height !== "520px");
+  const height = await page.evaluate(() => parseFloat(document.querySelector("iframe").style.height));
+  assert.ok(height > 100, `iframe height ${height}`);
+  await page.screenshot({ path: join(ARTIFACTS, "docs-site-iframe.png") });
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
