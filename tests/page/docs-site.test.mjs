@@ -2,12 +2,13 @@
 // tarball installed by npm into an empty project, a plain HTML page with the README's import map
 // and `<wasq-playground src="./scenario.json">`, the README's scenario JSON beside it, and the
 // page of the installed package (`node_modules/wasq/www/`) in an iframe at the README's address;
-// all served by a plain static server from the project's root, opened in real Chromium.
+// all served from the project's root by a plain static server and by the installed `wasq serve
+// --www .`, opened in real Chromium.
 // The installed page used to find no package there (its defaults name `/pkg/`, `./vendor/wasq/`
 // and `../pkg/`, never the package root one level up) and the README said nothing of it.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,6 +27,7 @@ function readmeBlock(lang, pattern) {
 let work;
 let project;
 let server;
+let wasqServe; // the installed package's `wasq serve --www <project>`
 let browser;
 
 before(async () => {
@@ -48,48 +50,74 @@ before(async () => {
   writeFileSync(join(project, "frame.html"), html(iframe));
 
   server = await startStaticServer(REPO, [["/", project]]);
+  wasqServe = await serveProject();
   browser = await launch();
 });
+
+/** The installed `wasq serve --memory --port 0 --www <project>`; resolves once it listens. */
+function serveProject() {
+  const child = spawn(process.execPath, [join(project, "node_modules", "wasq", "bin", "wasq.mjs"), "serve", "--memory", "--port", "0", "--www", project], {
+    cwd: project,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout.setEncoding("utf8").on("data", (d) => (out += d));
+  child.stderr.setEncoding("utf8").on("data", (d) => (out += d));
+  return new Promise((resolve, reject) => {
+    child.stdout.on("data", () => {
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve({ url: m[1] + "/", close: () => new Promise((done) => { child.once("exit", done); child.kill("SIGTERM"); }) });
+    });
+    child.once("exit", (code) => reject(new Error(`wasq serve exited with ${code}: ${out}`)));
+  });
+}
 
 after(async () => {
   await browser?.close();
   await server?.close();
+  await wasqServe?.close();
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-async function open(path, viewport) {
+async function open(base, path, viewport) {
   const page = await browser.newPage({ viewport });
   page.problems = [];
   page.on("pageerror", (e) => page.problems.push(e.message));
   page.on("console", (m) => { if (m.type() === "error") page.problems.push(m.text()); });
   page.on("response", (r) => { if (r.status() >= 400) page.problems.push(`${r.status()} ${r.url()}`); });
-  await page.goto(new URL(path, server.url).href);
+  await page.goto(new URL(path, base).href);
   return page;
 }
 
-test("the README's element page, from node_modules through an import map, plays the README's scenario JSON to its end", { timeout: 120_000 }, async () => {
-  const scenario = JSON.parse(readFileSync(join(project, "scenario.json"), "utf8"));
-  const page = await open("/", { width: 1000, height: 800 });
-  await page.waitForSelector("wasq-playground[data-ready=true]");
-  const inside = (sel) => page.evaluate((s) => document.querySelector("wasq-playground").shadowRoot.querySelector(s)?.textContent, sel);
-  assert.equal(await inside("#scenario-title"), scenario.title);
-  assert.equal(await inside("#scenario-caption"), scenario.steps[0].caption);
-  for (let i = 1; i < scenario.steps.length; i++) {
-    await page.evaluate(() => document.querySelector("wasq-playground").playground.nextStep());
-  }
-  assert.equal(await inside("#scenario-caption"), scenario.steps.at(-1).caption);
-  // No step went wrong; the last one's expected error was answered.
-  assert.equal(await page.evaluate(() => document.querySelector("wasq-playground").shadowRoot.querySelector("#scenario-error").hidden), true);
-  const last = scenario.steps.at(-1);
-  if (last.expectError) assert.match(await page.evaluate(() => document.querySelector("wasq-playground").shadowRoot.textContent), new RegExp(last.expectError));
-  mkdirSync(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: join(ARTIFACTS, "docs-site-element.png"), fullPage: true });
-  assert.deepEqual(page.problems, []);
-  await page.close();
-});
+// The same page from either server: the servers start in before(), so each base is read when its test runs.
+for (const [name, shot, base] of [
+  ["a static server", "static", () => server.url],
+  ["wasq serve --www .", "wasq-serve", () => wasqServe.url],
+]) {
+  test(`the README's element page (${name}), from node_modules through an import map, plays the README's scenario JSON to its end`, { timeout: 120_000 }, async () => {
+    const scenario = JSON.parse(readFileSync(join(project, "scenario.json"), "utf8"));
+    const page = await open(base(), "/", { width: 1000, height: 800 });
+    await page.waitForSelector("wasq-playground[data-ready=true]");
+    const inside = (sel) => page.evaluate((s) => document.querySelector("wasq-playground").shadowRoot.querySelector(s)?.textContent, sel);
+    assert.equal(await inside("#scenario-title"), scenario.title);
+    assert.equal(await inside("#scenario-caption"), scenario.steps[0].caption);
+    for (let i = 1; i < scenario.steps.length; i++) {
+      await page.evaluate(() => document.querySelector("wasq-playground").playground.nextStep());
+    }
+    assert.equal(await inside("#scenario-caption"), scenario.steps.at(-1).caption);
+    // No step went wrong; the last one's expected error was answered.
+    assert.equal(await page.evaluate(() => document.querySelector("wasq-playground").shadowRoot.querySelector("#scenario-error").hidden), true);
+    const last = scenario.steps.at(-1);
+    if (last.expectError) assert.match(await page.evaluate(() => document.querySelector("wasq-playground").shadowRoot.textContent), new RegExp(last.expectError));
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, `docs-site-element-${shot}.png`), fullPage: true });
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+}
 
 test("the README's iframe snippet, on the installed package's page at the README's address, loads and sizes itself", { timeout: 120_000 }, async () => {
-  const page = await open("/frame.html", { width: 700, height: 900 });
+  const page = await open(server.url, "/frame.html", { width: 700, height: 900 });
   const frame = await (await page.waitForSelector("iframe")).contentFrame();
   await frame.waitForSelector("html[data-ready=true]");
   assert.match(await frame.textContent("#scenario-title"), /./);
