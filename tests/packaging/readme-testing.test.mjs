@@ -1,9 +1,11 @@
-// The package README's Testing example, run as a test file the way a reader pastes it: taken from
-// pkg-template/README.md (so this test follows the README), its Vitest/Jest `test`, `beforeEach`,
-// `afterEach` and `expect` given by node:test and node:assert, against the built package and the
-// AWS SDK. A test appended after the README's own checks the promise the section opens with, "one
-// engine per test, closed in afterEach": the README once built its engine at the top of the file
-// and closed it after the first test, so a reader's second test failed with EngineClosedError.
+// The READMEs' examples, run as pasted, against the built package and the AWS SDK.
+//
+// The package README's Testing example runs as a test file (taken from pkg-template/README.md, so
+// this test follows the README), its Vitest/Jest `test`, `beforeEach`, `afterEach` and `expect`
+// given by node:test and node:assert. A test appended after the README's own checks the promise
+// the section opens with, "one engine per test, closed in afterEach": the README once built its
+// engine at the top of the file and closed it after the first test, so a reader's second test
+// failed with EngineClosedError. The first example of each README runs as a module.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -83,3 +85,19 @@ test("the package README's Testing example passes as a test file, and a reader's
   const passed = Number(/^# pass (\d+)/m.exec(output)?.[1]);
   assert.ok(passed >= 2, output);
 });
+
+// The first example of each README, run as a module as pasted, with a check of what its comments
+// say it shows appended (it names its own imports).
+for (const [file, check] of [
+  ["README.md", `if (first.Messages?.[0]?.Body !== "hello" || again.Messages?.[0]?.Body !== "hello") throw new Error("not received, then visible again after 12 hours");`],
+  ["pkg-template/README.md", `if (Messages?.[0]?.Body !== "hello") throw new Error("not received");\nif (engine.peek(QueueUrl).messages[0].state !== "stored") throw new Error("not visible again after 12 hours");`],
+]) {
+  test(`${file}'s first example runs as pasted`, () => {
+    const example = /^```js\n([\s\S]*?)^```$/m.exec(readFileSync(join(repo, file), "utf8"))?.[1];
+    assert.ok(example, `${file} has a js example`);
+    const path = join(work, `first-${file.replaceAll("/", "-")}.mjs`);
+    writeFileSync(path, `${example}\n${check}\n`);
+    const run = spawnSync(process.execPath, [path], { cwd: work, encoding: "utf8", timeout: 60_000 });
+    assert.equal(run.status, 0, run.stdout + run.stderr);
+  });
+}
