@@ -57,12 +57,12 @@ test("a test after the README's has an engine of its own", async () => {
 let work;
 before(() => {
   if (!existsSync(join(repo, "pkg", "package.json"))) throw new Error("no built package: run `make pkg` first");
-  work = mkdtempSync(join(tmpdir(), "wasq-readme-testing-"));
+  work = mkdtempSync(join(tmpdir(), "wasq-readme-examples-"));
   // A project where `wasq` is the built package and the SDK is the repository's.
   mkdirSync(join(work, "node_modules", "@aws-sdk"), { recursive: true });
   symlinkSync(join(repo, "pkg"), join(work, "node_modules", "wasq"), "dir");
   symlinkSync(join(repo, "node_modules", "@aws-sdk", "client-sqs"), join(work, "node_modules", "@aws-sdk", "client-sqs"), "dir");
-  writeFileSync(join(work, "package.json"), JSON.stringify({ name: "readme-testing", private: true, type: "module" }));
+  writeFileSync(join(work, "package.json"), JSON.stringify({ name: "readme-examples", private: true, type: "module" }));
 });
 after(() => {
   if (work) rmSync(work, { recursive: true, force: true });
