@@ -44,7 +44,7 @@ const IO_KEEP: usize = 64 * 1024;
 #[wasm_bindgen]
 impl WasqCore {
     /// `new WasqCore(options?, records?)`: a fresh engine, or one restored from storage records
-    /// packed into one `Uint8Array` (the records layout of `packed.rs`). The wrapper restores
+    /// packed into one `Uint8Array` (the records layout of `records.rs`). The wrapper restores
     /// through [`WasqCore::restore`] instead, which saves copying the records once more.
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue, records: JsValue) -> Result<WasqCore, JsValue> {
@@ -264,7 +264,7 @@ impl WasqCore {
         self.service.next_deadline().map(|d| d as f64)
     }
 
-    /// The durable changes since the last call as one batch buffer (the layout of `packed.rs`),
+    /// The durable changes since the last call as one batch buffer (the layout of `records.rs`),
     /// or `undefined` when there are none.
     #[wasm_bindgen(js_name = takeChanges)]
     pub fn take_changes(&mut self) -> Result<Option<Vec<u8>>, JsValue> {
