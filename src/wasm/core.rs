@@ -1,6 +1,5 @@
-//! `WasqCore`: one [`Service`] behind the JS wrapper's `Engine`, and the only class besides
-//! [`RecordsBuffer`] that JS sees. Every method it exports is here; what crosses and how is said
-//! in `mod.rs`.
+//! `WasqCore`: one [`Service`] behind the JS wrapper's `Engine`. Every method the class exports
+//! is in this file; what crosses the boundary, and how, is said in `mod.rs`.
 //!
 //! Every method takes the clock reading from JS (`now`, epoch ms) because the core never reads a
 //! clock. Mutating calls leave their changes and events in the service; the wrapper drains them
@@ -105,9 +104,10 @@ impl WasqCore {
     /// AWS JSON parameters (`params_len` bytes) at [`WasqCore::io_buffer`]; the answer, AWS JSON
     /// text, is left at [`WasqCore::io_address`], and its length is returned. Throws an `Error`
     /// named after the SQS error shape. With `internal`, the name is one of the engine's internal
-    /// operations (`ExportMessages`, `ImportMessages`, `RemoveMessages`, `Metrics`; see
-    /// `engine/import.rs`), which move messages between engines with their identity: no SQS
-    /// action, so no protocol entry reaches them, and the wrapper's public `dispatch` never sets it.
+    /// operations: `Metrics`, or `ExportMessages`, `ImportMessages` and `RemoveMessages`, which
+    /// move messages between engines with their identity (`engine/import.rs`). They are no SQS
+    /// actions: no protocol entry reaches them, and the wrapper's public `dispatch` never sets
+    /// the flag.
     pub fn dispatch(
         &mut self,
         now: f64,
