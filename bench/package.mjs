@@ -6,7 +6,8 @@
 //                                      [--layers engine-default,sdk,...] [--no-sdk]
 //
 // Layers, the package's ways of calling the engine:
-//   core          WasqCore.dispatch: JSON text in and out, then what the Engine drains per call
+//   core          WasqCore.dispatch through its one JS function (dispatchText, src/io.js): JSON
+//                 text in and out, then what the Engine drains per call
 //                 with no event listener (takeChanges; takeEvents too in builds whose core has
 //                 no event feed switch, which always collected events)
 //   engine-manual Engine.dispatch with ManualClock and MemoryStorage (clock read, commit)
@@ -113,13 +114,17 @@ if (wants("memory")) {
 // that the entry imported and initialised. Imported only when asked for, since it is no public API.
 async function coreLayer() {
   const internal = resolve(pkgDir, "internal/node.js");
-  const { WasqCore } = await import(pathToFileURL(existsSync(internal) ? internal : resolve(pkgDir, "wasq.js")).href);
-  const core = new WasqCore({ seed: 1 }, undefined);
+  const glue = await import(pathToFileURL(existsSync(internal) ? internal : resolve(pkgDir, "wasq.js")).href);
+  const core = new glue.WasqCore({ seed: 1 }, undefined);
+  // Older packages have no dispatchText: their core took the strings in `dispatch`.
+  const text = glue.dispatchText
+    ? (action, json) => glue.dispatchText(core, START, action, json, undefined)
+    : (action, json) => core.dispatch(START, action, json, undefined);
   const feedSwitch = typeof core.setEventFeed === "function";
   if (feedSwitch) core.setEventFeed(false);
   return {
     call(action, params) {
-      const out = JSON.parse(core.dispatch(START, action, JSON.stringify(params), undefined));
+      const out = JSON.parse(text(action, JSON.stringify(params)));
       core.takeChanges();
       if (!feedSwitch) core.takeEvents();
       return out;

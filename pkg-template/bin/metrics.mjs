@@ -6,6 +6,7 @@
 // cannot grow them; the queues' gauges are read from the engine only when somebody scrapes.
 
 import { flatLookup, protocolOptions } from "../src/http.js";
+import { requestHead } from "../src/http-head.js";
 import { ACTIONS, ADMIT } from "../src/engine.js";
 import { CONTENT_TYPE, familiesText, queueFamilies, scrapeRefusal } from "../src/prometheus.js";
 
@@ -164,11 +165,10 @@ export class ServerMetrics {
   serve(req, res, { engine, credentials, path, query }) {
     req.resume();
     if (credentials && !this.#public) {
-      const headers = [];
-      for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.push([req.rawHeaders[i], req.rawHeaders[i + 1]]);
-      const refusal = scrapeRefusal(engine[ADMIT]({ method: req.method, path, query, headers, body: new Uint8Array(0) }, protocolOptions({ credentials })));
+      const head = requestHead(req.method, path, query, req.rawHeaders);
+      const refusal = scrapeRefusal(engine[ADMIT](head, new Uint8Array(0), protocolOptions({ credentials })));
       if (refusal !== undefined) {
-        res.writeHead(refusal.status, [...refusal.headers.flat(), "content-length", String(refusal.body.byteLength)]);
+        res.writeHead(refusal.status, [...refusal.head.split("\0"), "content-length", String(refusal.body.byteLength)]);
         return res.end(refusal.body);
       }
     }

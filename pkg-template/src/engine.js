@@ -314,7 +314,7 @@ export class Engine {
    * deleted, moved to the dead-letter queue, calls throttled) start at zero with the engine.
    */
   metrics() {
-    const rows = this.#run((core, now) => JSON.parse(core.internal(now, "Metrics", "{}", undefined)));
+    const rows = this.#run((core, now) => JSON.parse(dispatchText(core, now, "Metrics", "{}", undefined, true)));
     const queues = rows.map(([queue, region, fifo, visible, inflight, delayed, ageMs, sent, received, deleted, movedToDeadLetterQueue, throttled]) => ({
       queue,
       region,
@@ -441,27 +441,28 @@ export class Engine {
   /** An internal operation of the core (moving messages between engines; not an SQS action). */
   [INTERNAL](op, params, context) {
     const json = JSON.stringify(params ?? {});
-    return this.#run((core, now) => JSON.parse(core.internal(now, op, json, context)));
+    return this.#run((core, now) => JSON.parse(dispatchText(core, now, op, json, context, true)));
   }
 
-  [HTTP](request, options) {
-    return this.#run((core, now) => core.handleHttp(now, request, options));
+  /** One HTTP request, its head (src/http-head.js) and body: `{ status, head, body }`. */
+  [HTTP](head, body, options) {
+    return this.#run((core, now) => core.handleHttp(now, head, body, options));
   }
 
-  /** `admitHttp`: a request admitted (size, SigV4) and read, or the refusal to answer it. */
-  [ADMIT](request, options) {
+  /** `admitHttp`: a request (as for HTTP) admitted (size, SigV4) and read, or the refusal to answer it. */
+  [ADMIT](head, body, options) {
     this.#assertOpen();
-    return this.#core.admitHttp(this.#clock.now(), request, options);
+    return this.#core.admitHttp(this.#clock.now(), head, body, options);
   }
 
   [PARSED](parsed, requestId) {
     return this.#run((core, now) => core.dispatchParsed(now, parsed, requestId));
   }
 
-  /** What the protocol layer reads from a request's headers: `{ region, host, scheme, … }`. */
-  [CONTEXT](request) {
+  /** What the protocol layer reads from a request's head: `{ region, host, scheme, … }`. */
+  [CONTEXT](head) {
     this.#assertOpen();
-    return this.#with((core) => core.requestContext(request));
+    return this.#with((core) => core.requestContext(head));
   }
 
   /**

@@ -3,6 +3,7 @@
 // only long polling is done here, because waiting is the host's job.
 
 import { HTTP, CONTEXT, DISPATCH, WAIT, FLUSH, NOW, RECEIVED } from "./engine.js";
+import { headerPairs, requestHead } from "./http-head.js";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -31,38 +32,6 @@ function queryString(query) {
     else for (const v of Array.isArray(value) ? value : [value]) parts.push(`${encode(key)}=${encode(String(v))}`);
   }
   return parts.join("&");
-}
-
-// The packed head (src/wasm/http.rs): method, path, query, then header names and values, joined
-// by NUL, which HTTP allows in none of them. One string crosses into wasm instead of two per header.
-const NUL = "\0";
-
-/**
- * The request as the engine takes it: packed when no part holds a NUL (a header not from an HTTP
- * parser could), else as fields, which carry any string.
- * @param {string[]} flat header names and values, alternating
- */
-function engineRequest(method, path, query, flat, body) {
-  let packable = !method.includes(NUL) && !path.includes(NUL) && !query.includes(NUL);
-  let head = `${method}${NUL}${path}${NUL}${query}`;
-  for (let i = 0; i < flat.length; i++) {
-    const part = flat[i];
-    if (part.includes(NUL)) packable = false;
-    head += NUL + part;
-  }
-  if (packable) return { head, body };
-  const headers = [];
-  for (let i = 0; i + 1 < flat.length; i += 2) headers.push([flat[i], flat[i + 1]]);
-  return { method, path, query, headers, body };
-}
-
-/** A response's headers as `[name, value]` pairs, whichever form it came in. */
-function responseHeaders(res) {
-  if (res.head === undefined) return res.headers;
-  const flat = res.head.split(NUL);
-  const pairs = [];
-  for (let i = 0; i + 1 < flat.length; i += 2) pairs.push([flat[i], flat[i + 1]]);
-  return pairs;
 }
 
 /** `lookup(name)` over `[name, value, name, value…]`, names matched case-insensitively. */
@@ -126,14 +95,14 @@ function delivered(res, json) {
  * `abort` is an AbortSignal, or a function that makes one when a wait begins: a host answering
  * thousands of requests a second only pays for one when a request actually waits.
  * @param {{ method: string, path: string, query: string, body: Uint8Array, header(name: string): string | undefined, flat: string[] }} req
- * @returns {Promise<{ status: number, headers: [string, string][], body: Uint8Array } | { status: number, head: string, body: Uint8Array }>}
+ * @returns {Promise<{ status: number, head: string, body: Uint8Array }>} the core's answer (src/http-head.js)
  */
 export async function serve(engine, req, options, abort) {
   let signal = typeof abort === "function" ? undefined : abort;
   signal?.throwIfAborted();
   const start = engine[NOW]();
-  const request = engineRequest(req.method, req.path, req.query, req.flat, req.body);
-  let res = engine[HTTP](request, options);
+  const head = requestHead(req.method, req.path, req.query, req.flat);
+  let res = engine[HTTP](head, req.body, options);
   // A receive, answered, refused or about to wait, ends whenPolling()'s watches on its queue (a
   // poll registers below before anything is awaited, so a watcher then finds it waiting). A body
   // refused as too large is not parsed.
@@ -142,7 +111,7 @@ export async function serve(engine, req, options, abort) {
   if (receive && res.status === 200 && !delivered(res, receive.json)) {
     signal ??= abort?.();
     // The region (SigV4 scope) and host decide which queue the URL names, as for the request.
-    const context = engine[CONTEXT](request);
+    const context = engine[CONTEXT](head);
     let wait = receive.wait;
     if (wait === undefined) {
       try {
@@ -159,7 +128,7 @@ export async function serve(engine, req, options, abort) {
     const deadline = start + (Number.isFinite(wait) ? wait : 0) * 1000;
     while (engine[NOW]() < deadline) {
       await engine[WAIT](receive.queueUrl, context, deadline, signal);
-      res = engine[HTTP](request, options);
+      res = engine[HTTP](head, req.body, options);
       if (res.status !== 200 || delivered(res, receive.json)) break;
     }
   }
@@ -228,7 +197,7 @@ export function createRequestHandler(engine, options = {}) {
       };
       const res = await serve(engine, req, opts, standardSignal(abortSignal));
       const headers = {};
-      for (const [name, value] of responseHeaders(res)) {
+      for (const [name, value] of headerPairs(res.head)) {
         const key = name.toLowerCase();
         headers[key] = key in headers ? `${headers[key]}, ${value}` : value;
       }
@@ -283,7 +252,7 @@ export function createFetchHandler(engine, options = {}) {
     const res = await serve(engine, req, opts, request.signal);
     return new Response(NULL_BODY_STATUS.has(res.status) ? null : res.body, {
       status: res.status,
-      headers: responseHeaders(res),
+      headers: headerPairs(res.head),
     });
   };
 }

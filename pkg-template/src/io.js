@@ -1,7 +1,8 @@
-// SQS JSON through the core's scratch buffer (WasqCore.dispatchIo): the action and parameters are
-// encoded by TextEncoder straight into wasm memory and the answer decoded from where it lies.
-// The bindings' own string passing allocates in the wasm for every string, copies ASCII a
-// character at a time in JS, and frees the answer afterwards.
+// The one way actions reach the core (WasqCore.dispatch): the action's name and its AWS JSON
+// parameters are encoded by TextEncoder straight into the core's scratch buffer in wasm memory,
+// and the answer decoded from where it lies. The bindings' own string passing allocates in the
+// wasm for every string, copies ASCII a character at a time in JS, and frees the answer
+// afterwards: a cycle through it ran ~10 % slower (scripts/bench-compare.sh, CPU time).
 
 import { wasmGeneration } from "./bindings.js";
 
@@ -11,8 +12,11 @@ let memory = null;
 // The wasm instance `memory` belongs to: a fresh one (src/bindings.js, restartWasm) has its own.
 let memoryOf = -1;
 
-/** `core.dispatch(now, action, json, context)`, answering the same JSON text (or throwing the same error). */
-export function dispatchText(core, now, action, json, context) {
+/**
+ * Run an action (or, with `internal`, one of the engine's internal operations) with its AWS JSON
+ * parameters; answers the AWS JSON text, or throws the engine's error.
+ */
+export function dispatchText(core, now, action, json, context, internal = false) {
   if (memoryOf !== wasmGeneration()) {
     memory = core.constructor.memory();
     memoryOf = wasmGeneration();
@@ -24,6 +28,6 @@ export function dispatchText(core, now, action, json, context) {
   const view = new Uint8Array(memory.buffer, at, room);
   const actionLen = encoder.encodeInto(action, view).written;
   const paramsLen = encoder.encodeInto(json, view.subarray(actionLen)).written;
-  const len = core.dispatchIo(now, actionLen, paramsLen, context);
+  const len = core.dispatch(now, actionLen, paramsLen, context, internal);
   return decoder.decode(new Uint8Array(memory.buffer, core.ioAddress(), len));
 }

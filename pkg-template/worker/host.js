@@ -9,6 +9,7 @@
 
 import { Engine, DurableObjectStorage } from "../entry/workerd.js";
 import { DISPATCH, WAIT, FLUSH, NOW, PARSED, INTERNAL } from "../src/engine.js";
+import { headerPairs } from "../src/http-head.js";
 
 const SEED_KEY = "wasq-edge:seed";
 const decoder = new TextDecoder();
@@ -92,7 +93,8 @@ export class EngineHost {
       }
       await engine[FLUSH]();
       await this.afterRequest(parsed.action);
-      return res;
+      // The Worker's form of an answer: headers as pairs, which it splices (wire.js).
+      return { status: res.status, headers: headerPairs(res.head), body: res.body };
     } finally {
       await this.syncAlarm();
     }

@@ -10,6 +10,7 @@ import { engineSettings } from "./host.js";
 import { engineFacts, batchIdsValid } from "./facts.js";
 import { isScrape, metricsResponse } from "./metrics.js";
 import { scrapeRefusal } from "../src/prometheus.js";
+import { headerPairs, requestHead } from "../src/http-head.js";
 
 const PROPAGATING = new Set(["CreateQueue", "SetQueueAttributes", "DeleteQueue", "PurgeQueue"]);
 const META_TTL_MS = 5000;
@@ -49,6 +50,18 @@ export function credentialsOf(env) {
 
 function stub(ns, name) {
   return ns.get(ns.idFromName(name));
+}
+
+/**
+ * `admitHttp` on the scratch core: `{protocol, action, params, context}`, or `{response}` (the
+ * Worker's form: headers as pairs) when the request is refused.
+ */
+function admit(env, req, options) {
+  const head = requestHead(req.method, req.path, req.query, req.headers.flat());
+  const admitted = scratchCore(env).admitHttp(Date.now(), head, req.body, options);
+  const refused = admitted.response;
+  if (refused === undefined) return admitted;
+  return { response: { status: refused.status, headers: headerPairs(refused.head), body: refused.body } };
 }
 
 /**
@@ -94,7 +107,7 @@ async function route(env, req, signal) {
   if (isScrape(req)) return scrape(env, req, credentials);
   // One pass of the protocol layer: whatever it refuses (size, signature, unknown action,
   // malformed parameters) is answered here, exactly as an object would answer it.
-  const admitted = scratchCore(env).admitHttp(Date.now(), req, credentials ? { credentials } : undefined);
+  const admitted = admit(env, req, credentials ? { credentials } : undefined);
   if (admitted.response) return admitted.response;
   const { context } = admitted;
   const p = wire.read(admitted);
@@ -118,7 +131,7 @@ async function route(env, req, signal) {
  */
 async function scrape(env, req, credentials) {
   if (credentials && env.WASQ_METRICS_PUBLIC !== "on") {
-    const refusal = scrapeRefusal(scratchCore(env).admitHttp(Date.now(), { ...req, body: new Uint8Array(0) }, { credentials }));
+    const refusal = scrapeRefusal(admit(env, { ...req, body: new Uint8Array(0) }, { credentials }));
     if (refusal !== undefined) return refusal;
   }
   return metricsResponse(env, req, meta);

@@ -1,9 +1,9 @@
-//! Values across the boundary: clock readings, constructor options, call context, bytes.
+//! Values across the boundary: clock readings, constructor options, call context.
 
 use super::error::{range_error, type_error};
 use crate::context::CallContext;
 use crate::engine::EngineConfig;
-use js_sys::{BigInt, Object, Reflect, Uint8Array};
+use js_sys::{BigInt, Object, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 
 /// Largest integer a JS number holds exactly; larger clock readings or seeds would be silently rounded.
@@ -150,17 +150,4 @@ pub fn context_to_js(ctx: &CallContext) -> Result<JsValue, JsValue> {
         }
     }
     Ok(out.into())
-}
-
-/// Bytes from a `Uint8Array`, or a string taken as UTF-8.
-pub fn bytes(value: &JsValue, what: &str) -> Result<Vec<u8>, JsValue> {
-    if let Some(array) = value.dyn_ref::<Uint8Array>() {
-        return Ok(array.to_vec());
-    }
-    if let Some(text) = value.as_string() {
-        return Ok(text.into_bytes());
-    }
-    Err(type_error(&format!(
-        "{what} must be a Uint8Array or a string"
-    )))
 }

@@ -1,4 +1,5 @@
-//! `WasqCore`: one [`Service`] behind the JS wrapper's `Engine`.
+//! `WasqCore`: one [`Service`] behind the JS wrapper's `Engine`. Every method the class exports
+//! is in this file; what crosses the boundary, and how, is said in `mod.rs`.
 //!
 //! Every method takes the clock reading from JS (`now`, epoch ms) because the core never reads a
 //! clock. Mutating calls leave their changes and events in the service; the wrapper drains them
@@ -6,10 +7,12 @@
 //! JS before anything is shown to the caller.
 
 use super::error::{range_error, restore_error, sqs_error, type_error};
-use super::packed::{Records, RecordsBuffer};
-use super::{convert, http};
+use super::records::Records;
+use super::records_buffer::RecordsBuffer;
+use super::{convert, facts, http, realism};
 use crate::changes::PackedBatch;
 use crate::context::CallContext;
+use crate::engine::Realism;
 use crate::protocol;
 use crate::service::Service;
 use js_sys::Uint8Array;
@@ -22,11 +25,12 @@ pub struct WasqCore {
     seed: u64,
     /// Counts HTTP requests so each gets a distinct, seed-derived request id.
     requests: u64,
-    /// `dispatchIo`'s scratch buffer: the action and its parameters written in by JS. Strings
+    /// `dispatch`'s scratch buffer: the action and its parameters written in by JS. Strings
     /// passed the ordinary way cost an allocation each (action, parameters, answer), and the
-    /// bindings copy ASCII into the wasm a character at a time in JS.
+    /// bindings copy ASCII into the wasm a character at a time in JS: a cycle through them runs
+    /// ~10 % slower (`scripts/bench-compare.sh`, CPU time).
     io: Vec<u8>,
-    /// `dispatchIo`'s last answer, read by JS from [`WasqCore::io_address`]. Kept apart from
+    /// `dispatch`'s last answer, read by JS from [`WasqCore::io_address`]. Kept apart from
     /// `io`, so that `io` keeps its initialised length from call to call: when the answer
     /// became the scratch buffer, every call zeroed the room between the answer's length and
     /// the next request's (`Vec::extend_with`, 1.6 % of a batched cycle).
@@ -39,7 +43,7 @@ const IO_KEEP: usize = 64 * 1024;
 #[wasm_bindgen]
 impl WasqCore {
     /// `new WasqCore(options?, records?)`: a fresh engine, or one restored from storage records
-    /// packed into one `Uint8Array` (the records layout of `packed.rs`). The wrapper restores
+    /// packed into one `Uint8Array` (the records layout of `records.rs`). The wrapper restores
     /// through [`WasqCore::restore`] instead, which saves copying the records once more.
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue, records: JsValue) -> Result<WasqCore, JsValue> {
@@ -96,49 +100,41 @@ impl WasqCore {
         self.seed
     }
 
-    /// Run one SQS action with its AWS JSON parameters (JSON text); answers JSON text.
-    /// Throws an `Error` named after the SQS error shape.
+    /// The one way in for actions: JS writes the action's name (`name_len` bytes) and then its
+    /// AWS JSON parameters (`params_len` bytes) at [`WasqCore::io_buffer`]; the answer, AWS JSON
+    /// text, is left at [`WasqCore::io_address`], and its length is returned. Throws an `Error`
+    /// named after the SQS error shape. With `internal`, the name is one of the engine's internal
+    /// operations: `Metrics`, or `ExportMessages`, `ImportMessages` and `RemoveMessages`, which
+    /// move messages between engines with their identity (`engine/import.rs`). They are no SQS
+    /// actions: no protocol entry reaches them, and the wrapper's public `dispatch` never sets
+    /// the flag.
     pub fn dispatch(
         &mut self,
         now: f64,
-        action: &str,
-        params_json: &str,
-        context: JsValue,
-    ) -> Result<String, JsValue> {
-        let now = convert::now(now)?;
-        let ctx = convert::context(&context)?;
-        // The typed path for message actions: no serde_json::Value tree either way.
-        self.service
-            .dispatch_json(now, &ctx, action, params_json)
-            .map_err(|e| sqs_error(&e))
-    }
-
-    /// `dispatch` through the scratch buffer: JS writes the action's name (`action_len` bytes)
-    /// and then its parameters (`params_len` bytes, AWS JSON) at [`WasqCore::io_buffer`]; the
-    /// answer is left at [`WasqCore::io_address`], and its length is returned. Throws like `dispatch`.
-    #[wasm_bindgen(js_name = dispatchIo)]
-    pub fn dispatch_io(
-        &mut self,
-        now: f64,
-        action_len: usize,
+        name_len: usize,
         params_len: usize,
         context: JsValue,
+        internal: bool,
     ) -> Result<usize, JsValue> {
         let now = convert::now(now)?;
         let ctx = convert::context(&context)?;
-        let end = action_len.saturating_add(params_len);
-        let (action, params) = self
+        let end = name_len.saturating_add(params_len);
+        let (name, params) = self
             .io
             .get(..end)
-            .map(|written| written.split_at(action_len.min(end)))
-            .ok_or_else(|| range_error("dispatchIo: more bytes than the buffer holds"))?;
+            .map(|written| written.split_at(name_len.min(end)))
+            .ok_or_else(|| range_error("dispatch: more bytes than the buffer holds"))?;
         // TextEncoder writes valid UTF-8 (a lone surrogate as U+FFFD), as the ordinary string
         // passing does; anything else is a caller's bug, not an SQS request.
-        let text = |b| std::str::from_utf8(b).map_err(|_| type_error("dispatchIo: not UTF-8"));
-        let out = self
-            .service
-            .dispatch_json(now, &ctx, text(action)?, text(params)?)
-            .map_err(|e| sqs_error(&e))?;
+        let text = |b| std::str::from_utf8(b).map_err(|_| type_error("dispatch: not UTF-8"));
+        let (name, params) = (text(name)?, text(params)?);
+        let out = if internal {
+            self.service.internal(now, &ctx, name, params)
+        } else {
+            // The typed path for message actions: no serde_json::Value tree either way.
+            self.service.dispatch_json(now, &ctx, name, params)
+        }
+        .map_err(|e| sqs_error(&e))?;
         // The answer's own buffer is kept as it is: one allocation a call, no copy.
         self.answer = out.into_bytes();
         Ok(self.answer.len())
@@ -155,7 +151,7 @@ impl WasqCore {
         if self.answer.capacity() > IO_KEEP {
             self.answer = Vec::new();
         }
-        // Every byte up to the length is initialised, so the slice `dispatch_io` reads is plain
+        // Every byte up to the length is initialised, so the slice `dispatch` reads is plain
         // bytes whatever JS wrote. Only growth is zeroed: the last request's bytes may stay, and
         // zeroing the whole room on every call was a memset per call for nothing.
         if let Some(more) = size.checked_sub(self.io.len()).filter(|&n| n > 0) {
@@ -167,7 +163,7 @@ impl WasqCore {
         Ok(self.io.as_mut_ptr() as usize)
     }
 
-    /// Where `dispatchIo` left its answer (valid until the next call into the core).
+    /// Where `dispatch` left its answer (valid until the next call into the core).
     #[wasm_bindgen(js_name = ioAddress)]
     pub fn io_address(&self) -> usize {
         self.answer.as_ptr() as usize
@@ -178,53 +174,46 @@ impl WasqCore {
         wasm_bindgen::memory()
     }
 
-    /// An internal operation that moves messages between engines with their identity
-    /// (`ExportMessages`, `ImportMessages`, `RemoveMessages`; see `engine/import.rs`). Not an SQS
-    /// action: no protocol entry reaches it. JSON text in and out; throws like `dispatch`.
-    pub fn internal(
-        &mut self,
-        now: f64,
-        op: &str,
-        params_json: &str,
-        context: JsValue,
-    ) -> Result<String, JsValue> {
-        let now = convert::now(now)?;
-        let ctx = convert::context(&context)?;
-        self.service
-            .internal(now, &ctx, op, params_json)
-            .map_err(|e| sqs_error(&e))
-    }
-
-    /// Answer one HTTP request (AWS JSON 1.0 or Query) through the protocol layer:
-    /// `{method, path, query, headers: [name, value][], body}` → `{status, headers, body}`.
-    /// SQS errors become error responses, not exceptions; only malformed JS values throw.
+    /// Answer one HTTP request (AWS JSON 1.0 or Query) through the protocol layer: its head
+    /// (`method\0path\0query(\0name\0value)*`) and body in, `{status, head, body}` out (the
+    /// forms of `http.rs`). SQS errors become error responses, not exceptions; only malformed
+    /// arguments throw.
     #[wasm_bindgen(js_name = handleHttp)]
     pub fn handle_http(
         &mut self,
         now: f64,
-        request: JsValue,
+        head: &str,
+        body: Vec<u8>,
         options: JsValue,
     ) -> Result<JsValue, JsValue> {
         let now = convert::now(now)?;
-        let req = http::request(&request)?;
+        let req = http::request(head, body)?;
         let opts = http::options(&options)?;
         let id = self.next_request_id();
-        http::response(protocol::handle(&mut self.service, now, &req, &opts, &id))
+        Ok(http::response(protocol::handle(
+            &mut self.service,
+            now,
+            &req,
+            &opts,
+            &id,
+        )))
     }
 
-    /// Admit and read an HTTP request without running it: `{protocol: "json" | "query", action,
-    /// params (AWS JSON text), context}`, or `{response}` when it is refused (size, signature,
-    /// unknown action, malformed parameters), answered as `handleHttp` would. A host that runs
-    /// requests elsewhere hands the parsed form to `dispatchParsed` there, so each is read once.
+    /// `handleHttp` in two halves, for a host that reads a request in one place and runs it in
+    /// another (the edge Worker and its objects): admit and read the request (the same arguments)
+    /// without running it. Answers `{protocol: "json" | "query", action, params (AWS JSON text),
+    /// context}`, or `{response}` when it is refused (size, signature, unknown action, malformed
+    /// parameters), answered as `handleHttp` would. The other half is [`WasqCore::dispatch_parsed`].
     #[wasm_bindgen(js_name = admitHttp)]
     pub fn admit_http(
         &mut self,
         now: f64,
-        request: JsValue,
+        head: &str,
+        body: Vec<u8>,
         options: JsValue,
     ) -> Result<JsValue, JsValue> {
         let now = convert::now(now)?;
-        let req = http::request(&request)?;
+        let req = http::request(head, body)?;
         let opts = http::options(&options)?;
         match protocol::admit(now, &req, &opts) {
             Ok(parsed) => http::parsed_to_js(&parsed),
@@ -236,7 +225,7 @@ impl WasqCore {
         }
     }
 
-    /// Run a request `admitHttp` read: `{status, headers, body}` as `handleHttp` answers it.
+    /// Run a request `admitHttp` read: `{status, head, body}` as `handleHttp` answers it.
     /// `requestId` is echoed; without one the core draws its own, as `handleHttp` does.
     #[wasm_bindgen(js_name = dispatchParsed)]
     pub fn dispatch_parsed(
@@ -252,14 +241,14 @@ impl WasqCore {
             Ok(p) => protocol::dispatch_parsed(&mut self.service, now, p, &id),
             Err(e) => protocol::error_response(protocol, &e, &id),
         };
-        http::response(res)
+        Ok(http::response(res))
     }
 
-    /// What the protocol layer reads from a request's headers: `{region?, host?, scheme?,
+    /// What the protocol layer reads from a request's head: `{region?, host?, scheme?,
     /// traceHeader?, senderId?}`, usable as the context of later calls for the same caller.
     #[wasm_bindgen(js_name = requestContext)]
-    pub fn request_context(&self, request: JsValue) -> Result<JsValue, JsValue> {
-        convert::context_to_js(&protocol::call_context(&http::request(&request)?))
+    pub fn request_context(&self, head: &str) -> Result<JsValue, JsValue> {
+        convert::context_to_js(&protocol::call_context(&http::request(head, Vec::new())?))
     }
 
     /// Apply everything due at `now` (visibility expiries, delay ends, retention).
@@ -275,7 +264,7 @@ impl WasqCore {
         self.service.next_deadline().map(|d| d as f64)
     }
 
-    /// The durable changes since the last call as one batch buffer (the layout of `packed.rs`),
+    /// The durable changes since the last call as one batch buffer (the layout of `records.rs`),
     /// or `undefined` when there are none.
     #[wasm_bindgen(js_name = takeChanges)]
     pub fn take_changes(&mut self) -> Result<Option<Vec<u8>>, JsValue> {
@@ -320,6 +309,51 @@ impl WasqCore {
         self.service
             .receivable(now, &ctx, queue_url)
             .map_err(|e| sqs_error(&e))
+    }
+
+    /// Realism for the whole engine (`queue` undefined) or one queue by name; `realismJson`
+    /// null turns it off (or drops the queue's override). `region` defaults to the engine's.
+    #[wasm_bindgen(js_name = setRealism)]
+    pub fn set_realism(
+        &mut self,
+        queue: Option<String>,
+        realism_json: Option<String>,
+        region: Option<String>,
+    ) -> Result<(), JsValue> {
+        let realism = match realism_json {
+            None => None,
+            Some(text) => Some(realism::parse(&text)?),
+        };
+        self.service
+            .set_realism(region.as_deref(), queue.as_deref(), realism);
+        Ok(())
+    }
+
+    /// The realism settings in force for a queue (its override, else the engine's), as JSON.
+    #[wasm_bindgen(js_name = realismFor)]
+    pub fn realism_for(&mut self, queue: &str, region: Option<String>) -> String {
+        self.service
+            .engine(region.as_deref())
+            .realism_for(queue)
+            .to_json()
+    }
+
+    /// A named preset as JSON (`"aws"`: what real SQS does by default), or undefined.
+    #[wasm_bindgen(js_name = realismPreset)]
+    pub fn realism_preset(name: &str) -> Option<String> {
+        (name == "aws").then(|| Realism::aws().to_json())
+    }
+
+    /// What the Worker would otherwise restate, as JSON (see `facts.rs`).
+    #[wasm_bindgen(js_name = engineFacts)]
+    pub fn engine_facts() -> String {
+        facts::engine_facts()
+    }
+
+    /// Whether a batch's entry ids (a JSON array) pass the engine's shape check (see `facts.rs`).
+    #[wasm_bindgen(js_name = batchIdsValid)]
+    pub fn batch_ids_valid(ids_json: &str) -> bool {
+        facts::batch_ids_valid(ids_json)
     }
 }
 

@@ -2,38 +2,31 @@
 //! settable attributes, the batch byte limit and the batch-shape rule. The Worker splits and routes requests before any
 //! engine runs them, and takes these from here so that it cannot drift from the engine it fronts.
 
-use super::core::WasqCore;
 use crate::engine::{check_batch_shape, settable_attributes, MAX_BATCH_BYTES, MESSAGE_ACTIONS};
 use crate::protocol::shapes::ACTIONS;
 use serde_json::Value;
-use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen]
-impl WasqCore {
-    /// `{actions, messageActions, settable, maxBatchBytes}` as JSON: every SQS action, the ones
-    /// on a queue's messages, the attributes CreateQueue/SetQueueAttributes accept, and the most
-    /// payload one SendMessageBatch carries.
-    #[wasm_bindgen(js_name = engineFacts)]
-    pub fn engine_facts() -> String {
-        // Written by hand: the names are plain ASCII words, and serde's writer costs package bytes.
-        let mut out = String::from("{");
-        list(&mut out, "actions", ACTIONS.iter().map(|a| a.name));
-        list(&mut out, "messageActions", MESSAGE_ACTIONS.iter().copied());
-        list(&mut out, "settable", settable_attributes());
-        out.push_str(&format!("\"maxBatchBytes\":{MAX_BATCH_BYTES}}}"));
-        out
-    }
+/// `{actions, messageActions, settable, maxBatchBytes}` as JSON: every SQS action, the ones on a
+/// queue's messages, the attributes CreateQueue/SetQueueAttributes accept, and the most payload
+/// one SendMessageBatch carries.
+pub fn engine_facts() -> String {
+    // Written by hand: the names are plain ASCII words, and serde's writer costs package bytes.
+    let mut out = String::from("{");
+    list(&mut out, "actions", ACTIONS.iter().map(|a| a.name));
+    list(&mut out, "messageActions", MESSAGE_ACTIONS.iter().copied());
+    list(&mut out, "settable", settable_attributes());
+    out.push_str(&format!("\"maxBatchBytes\":{MAX_BATCH_BYTES}}}"));
+    out
+}
 
-    /// Whether a batch's entry ids (a JSON array) pass the engine's shape check: one to ten
-    /// entries, each id well formed, none repeated. A batch that fails must reach one engine
-    /// whole, so that the client gets that engine's error for it.
-    #[wasm_bindgen(js_name = batchIdsValid)]
-    pub fn batch_ids_valid(ids_json: &str) -> bool {
-        let Ok(Value::Array(ids)) = serde_json::from_str(ids_json) else {
-            return false;
-        };
-        check_batch_shape(ids.iter().map(Value::as_str), "").is_ok()
-    }
+/// Whether a batch's entry ids (a JSON array) pass the engine's shape check: one to ten entries,
+/// each id well formed, none repeated. A batch that fails must reach one engine whole, so that
+/// the client gets that engine's error for it.
+pub fn batch_ids_valid(ids_json: &str) -> bool {
+    let Ok(Value::Array(ids)) = serde_json::from_str(ids_json) else {
+        return false;
+    };
+    check_batch_shape(ids.iter().map(Value::as_str), "").is_ok()
 }
 
 /// `"key":["a","b"],` into `out`.

@@ -1,52 +1,38 @@
-//! HTTP requests through the protocol layer, in one of two forms.
+//! HTTP requests and responses as they cross the boundary: one form each way.
 //!
-//! - **Fields**: `{method, path, query, headers: [name, value][], body}` in, `{status, headers:
-//!   [name, value][], body}` out. Readable, and what the edge Worker builds.
-//! - **Packed**: `{head, body}` in, `{status, head, body}` out, where `head` is one string of
-//!   NUL-separated parts (`method, path, query, name, value, name, value…` in, `name, value…`
-//!   out). A server answering thousands of requests a second uses it: every value that crosses
-//!   the wasm boundary is a call, and a string is a decode or encode, so one string for the whole
-//!   head instead of two per header is several times cheaper. NUL cannot appear in HTTP header
-//!   names or values (RFC 9110 §5.5), so it cannot be confused with the content; hosts whose
-//!   headers come from elsewhere than an HTTP parser check for it and use the fields form.
+//! - A request is two arguments: its **head**, one string of NUL-separated parts (`method, path,
+//!   query, name, value, name, value…`), and its **body**, bytes.
+//! - A response is `{status, head, body}`, its head in the same form (`name, value…`).
 //!
-//! A response is in the form its request was: the core calls [`request`], then [`response`] for
-//! the same request, with nothing in between that reads another request.
+//! One string for the whole head, because every value that crosses the wasm boundary is a call
+//! and every string an encode or decode: two strings per header in an array of pairs cost several
+//! times more per request (`wasq serve` answers thousands a second). NUL cannot appear in HTTP
+//! header names or values (RFC 9110 §5.5), nor in a method, path or query; the JS handlers refuse
+//! a part holding one before it crosses, as Node's HTTP client does (`src/http-head.js`).
 
 use super::convert;
 use super::error::type_error;
 use crate::context::CallContext;
 use crate::protocol::{HttpRequest, HttpResponse, Parsed, Protocol, ProtocolOptions};
-use js_sys::{Array, Object, Reflect, Uint8Array};
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use js_sys::{Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-/// The separator of the packed head.
+/// The separator of a head's parts.
 const SEP: char = '\0';
 
-/// Whether the request being answered came packed. (An atomic only to be a safe static: the
-/// module is single-threaded, and on wasm32 without threads these are plain loads and stores.)
-static PACKED: AtomicBool = AtomicBool::new(false);
-
-// The packed form's properties are read and written by imported getters and setters: the glue
-// reads `obj.head` directly, where `Reflect::get` would first build the key as a JS string from
-// wasm memory on every call. The fields form keeps `Reflect`, which costs no code per property.
+// The response's properties are written by imported setters: the glue writes `obj.head`
+// directly, where `Reflect::set` would first build the key as a JS string from wasm memory on
+// every call. Only ever called on a fresh `Object`, whose plain properties cannot refuse a write.
 #[wasm_bindgen]
 extern "C" {
-    type Packed;
-    #[wasm_bindgen(method, getter, structural, catch)]
-    fn head(this: &Packed) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, structural, catch)]
-    fn body(this: &Packed) -> Result<JsValue, JsValue>;
-
-    // Only ever called on a fresh `Object`, whose plain properties cannot refuse a write.
+    type Response;
     #[wasm_bindgen(method, setter, structural, js_name = status)]
-    fn set_status(this: &Packed, status: u16);
+    fn set_status(this: &Response, status: u16);
     #[wasm_bindgen(method, setter, structural, js_name = head)]
-    fn set_head(this: &Packed, head: &str);
+    fn set_head(this: &Response, head: &str);
     #[wasm_bindgen(method, setter, structural, js_name = body)]
-    fn set_body(this: &Packed, body: &Uint8Array);
+    fn set_body(this: &Response, body: &Uint8Array);
 }
 
 fn get(value: &JsValue, key: &str) -> Result<JsValue, JsValue> {
@@ -57,50 +43,11 @@ fn absent(v: &JsValue) -> bool {
     v.is_undefined() || v.is_null()
 }
 
-fn string(v: JsValue, key: &str, default: &str) -> Result<String, JsValue> {
-    if absent(&v) {
-        return Ok(default.to_string());
-    }
-    v.as_string()
-        .ok_or_else(|| type_error(&format!("request.{key} must be a string")))
-}
-
-/// A request object from the JS handlers, in either form.
-pub fn request(value: &JsValue) -> Result<HttpRequest, JsValue> {
-    PACKED.store(false, Relaxed);
-    if !value.is_object() {
-        return Err(type_error("request must be an object"));
-    }
-    let packed: &Packed = value.unchecked_ref();
-    let body = packed.body()?;
-    let body = if absent(&body) {
-        Vec::new()
-    } else {
-        convert::bytes(&body, "request.body")?
-    };
-    let head = packed.head()?;
-    if !absent(&head) {
-        let head = head
-            .as_string()
-            .ok_or_else(|| type_error("request.head must be a string"))?;
-        let req = unpack(&head, body)?;
-        PACKED.store(true, Relaxed);
-        return Ok(req);
-    }
-    Ok(HttpRequest {
-        method: string(get(value, "method")?, "method", "POST")?,
-        path: string(get(value, "path")?, "path", "/")?,
-        query: string(get(value, "query")?, "query", "")?,
-        headers: header_pairs(&get(value, "headers")?)?,
-        body,
-    })
-}
-
-/// `method\0path\0query(\0name\0value)*`.
-fn unpack(head: &str, body: Vec<u8>) -> Result<HttpRequest, JsValue> {
+/// The request of a head (`method\0path\0query(\0name\0value)*`) and a body.
+pub fn request(head: &str, body: Vec<u8>) -> Result<HttpRequest, JsValue> {
     let malformed = || {
         type_error(
-            "request.head must be method, path, query, then name, value pairs, NUL-separated",
+            "the request head must be method, path, query, then name, value pairs, NUL-separated",
         )
     };
     let mut parts = head.split(SEP);
@@ -119,30 +66,6 @@ fn unpack(head: &str, body: Vec<u8>) -> Result<HttpRequest, JsValue> {
         headers,
         body,
     })
-}
-
-fn header_pairs(list: &JsValue) -> Result<Vec<(String, String)>, JsValue> {
-    let mut headers = Vec::new();
-    if absent(list) {
-        return Ok(headers);
-    }
-    let Some(iter) = js_sys::try_iter(list)? else {
-        return Err(type_error(
-            "request.headers must be an iterable of [name, value] pairs",
-        ));
-    };
-    for entry in iter {
-        let entry = entry?;
-        let pair = entry
-            .dyn_ref::<Array>()
-            .filter(|a| a.length() == 2)
-            .ok_or_else(|| type_error("each request header must be a [name, value] pair"))?;
-        match (pair.get(0).as_string(), pair.get(1).as_string()) {
-            (Some(name), Some(v)) => headers.push((name, v)),
-            _ => return Err(type_error("header names and values must be strings")),
-        }
-    }
-    Ok(headers)
 }
 
 /// `{credentials?: {accessKeyId, secretAccessKey}, maxBodyBytes?}`; hosts with neither pass
@@ -180,39 +103,22 @@ pub fn options(value: &JsValue) -> Result<ProtocolOptions, JsValue> {
     Ok(opts)
 }
 
-/// `{status, headers: [name, value][], body: Uint8Array}`, or `{status, head, body}` when the
-/// request came packed.
-pub fn response(res: HttpResponse) -> Result<JsValue, JsValue> {
-    let body = Uint8Array::from(res.body.as_slice());
-    if PACKED.load(Relaxed) {
-        let mut head = String::new();
-        for (name, value) in &res.headers {
-            if !head.is_empty() {
-                head.push(SEP);
-            }
-            head.push_str(name);
+/// `{status, head, body: Uint8Array}`.
+pub fn response(res: HttpResponse) -> JsValue {
+    let mut head = String::new();
+    for (name, value) in &res.headers {
+        if !head.is_empty() {
             head.push(SEP);
-            head.push_str(value);
         }
-        let out: Packed = Object::new().unchecked_into();
-        out.set_status(res.status);
-        out.set_head(&head);
-        out.set_body(&body);
-        return Ok(out.into());
+        head.push_str(name);
+        head.push(SEP);
+        head.push_str(value);
     }
-    let headers = Array::new();
-    for (name, value) in res.headers {
-        headers.push(&Array::of2(&JsValue::from(name), &JsValue::from(value)));
-    }
-    let out = Object::new();
-    Reflect::set(
-        &out,
-        &JsValue::from_str("status"),
-        &JsValue::from(res.status),
-    )?;
-    Reflect::set(&out, &JsValue::from_str("headers"), &headers)?;
-    Reflect::set(&out, &JsValue::from_str("body"), &body)?;
-    Ok(out.into())
+    let out: Response = Object::new().unchecked_into();
+    out.set_status(res.status);
+    out.set_head(&head);
+    out.set_body(&Uint8Array::from(res.body.as_slice()));
+    out.into()
 }
 
 fn set(obj: &Object, key: &str, value: &JsValue) -> Result<(), JsValue> {
@@ -233,17 +139,15 @@ pub fn parsed_to_js(parsed: &Parsed<'_>) -> Result<JsValue, JsValue> {
     Ok(out.into())
 }
 
-/// `{response}`: a request refused before anything ran, in the form its request was.
+/// `{response}`: a request refused before anything ran.
 pub fn refusal(res: HttpResponse) -> Result<JsValue, JsValue> {
     let out = Object::new();
-    set(&out, "response", &response(res)?)?;
+    set(&out, "response", &response(res))?;
     Ok(out.into())
 }
 
-/// The parts of a parsed request as [`parsed_to_js`] writes them; the answer is in the fields
-/// form.
+/// The parts of a parsed request as [`parsed_to_js`] writes them.
 pub fn parsed(value: &JsValue) -> Result<(Protocol, String, String, CallContext), JsValue> {
-    PACKED.store(false, Relaxed);
     let text = |key: &str| {
         get(value, key)?
             .as_string()

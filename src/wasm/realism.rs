@@ -1,53 +1,17 @@
-//! Realism mode across the boundary: `setRealism`, the presets and the settings in force.
+//! Realism settings as they cross the boundary (`WasqCore.setRealism`): JSON text, read here.
 //!
 //! Settings cross as JSON text, read field by field from a `serde_json::Value` rather than
 //! through `Realism`'s serde derives: the package ships every byte of wasm, and the derives'
 //! generated visitors cost more than these few lookups. The JS wrapper validates ranges and
 //! unknown keys before calling; this layer still refuses wrong types rather than guessing.
 
-use super::core::WasqCore;
 use super::error::type_error;
 use crate::engine::{Realism, Throttling};
 use serde_json::{Map, Value};
-use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsValue;
 
-#[wasm_bindgen]
-impl WasqCore {
-    /// Realism for the whole engine (`queue` undefined) or one queue by name; `realismJson`
-    /// null turns it off (or drops the queue's override). `region` defaults to the engine's.
-    #[wasm_bindgen(js_name = setRealism)]
-    pub fn set_realism(
-        &mut self,
-        queue: Option<String>,
-        realism_json: Option<String>,
-        region: Option<String>,
-    ) -> Result<(), JsValue> {
-        let realism = match realism_json {
-            None => None,
-            Some(text) => Some(parse(&text)?),
-        };
-        self.service
-            .set_realism(region.as_deref(), queue.as_deref(), realism);
-        Ok(())
-    }
-
-    /// The realism settings in force for a queue (its override, else the engine's), as JSON.
-    #[wasm_bindgen(js_name = realismFor)]
-    pub fn realism_for(&mut self, queue: &str, region: Option<String>) -> String {
-        self.service
-            .engine(region.as_deref())
-            .realism_for(queue)
-            .to_json()
-    }
-
-    /// A named preset as JSON (`"aws"`: what real SQS does by default), or undefined.
-    #[wasm_bindgen(js_name = realismPreset)]
-    pub fn realism_preset(name: &str) -> Option<String> {
-        (name == "aws").then(|| Realism::aws().to_json())
-    }
-}
-
-fn parse(text: &str) -> Result<Realism, JsValue> {
+/// Realism settings from their JSON text.
+pub fn parse(text: &str) -> Result<Realism, JsValue> {
     let value: Value =
         serde_json::from_str(text).map_err(|e| type_error(&format!("realism: {e}")))?;
     let Value::Object(obj) = value else {

@@ -80,7 +80,8 @@ async function admitted(req) {
     const { WasqCore } = await import(new URL(bundled ? "internal/node.js" : "wasq.js", `file://${PKG}/`).href);
     scratch = new WasqCore({ seed: 1 }, undefined);
   }
-  const { response, ...parsed } = scratch.admitHttp(Date.now(), { method: "POST", path: req.path, query: "", headers: req.headers, body: new TextEncoder().encode(req.body) }, undefined);
+  const head = ["POST", req.path, "", ...req.headers.flat()].join("\0");
+  const { response, ...parsed } = scratch.admitHttp(Date.now(), head, new TextEncoder().encode(req.body), undefined);
   if (response) throw new Error(`bench request refused: ${response.status}`);
   return parsed;
 }

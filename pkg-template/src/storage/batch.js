@@ -46,7 +46,7 @@ export function base64ToBytes(text) {
 }
 
 // Packed form: storage records and change batches as one byte buffer each, the form in which
-// they cross the wasm boundary (src/wasm/packed.rs reads and writes the same layout). One buffer costs one copy
+// they cross the wasm boundary (src/wasm/records.rs reads the same layout). One buffer costs one copy
 // per call, where an array of [key, Uint8Array] pairs costs several boundary calls per record.
 //
 // Layout, every length a little-endian u32, keys UTF-8:

@@ -5,26 +5,22 @@ import assert from "node:assert/strict";
 import { START } from "./load.js";
 import { internal } from "./internal.js";
 
-const { Engine, ManualClock, MemoryStorage, WasqCore } = internal;
+const { Engine, ManualClock, MemoryStorage, WasqCore, dispatchText } = internal;
 
 /** Records every core the engines of this test construct, and counts takeChanges calls. */
 function spyOnCores(t) {
   const spy = { cores: new Set(), takeChanges: 0 };
-  const { dispatch, dispatchIo, takeChanges } = WasqCore.prototype;
-  // Engine.dispatch calls the core through dispatchIo; the HTTP paths and tests call dispatch.
+  const { dispatch, takeChanges } = WasqCore.prototype;
+  // Every action reaches the core through dispatch (src/io.js).
   WasqCore.prototype.dispatch = function (...args) {
     spy.cores.add(this);
     return dispatch.apply(this, args);
-  };
-  WasqCore.prototype.dispatchIo = function (...args) {
-    spy.cores.add(this);
-    return dispatchIo.apply(this, args);
   };
   WasqCore.prototype.takeChanges = function () {
     spy.takeChanges++;
     return takeChanges.call(this);
   };
-  t.after(() => Object.assign(WasqCore.prototype, { dispatch, dispatchIo, takeChanges }));
+  t.after(() => Object.assign(WasqCore.prototype, { dispatch, takeChanges }));
   return { spy, takeChanges };
 }
 
@@ -139,11 +135,11 @@ test("storage must be null or an adapter", () => {
 test("the core's persist option: a boolean, on by default", () => {
   const create = '{"QueueName":"q"}';
   const on = new WasqCore({ seed: 1 }, undefined);
-  on.dispatch(START, "CreateQueue", create, undefined);
+  dispatchText(on, START, "CreateQueue", create, undefined);
   assert.ok(on.takeChanges() instanceof Uint8Array);
   on.free();
   const off = new WasqCore({ seed: 1, persist: false }, undefined);
-  off.dispatch(START, "CreateQueue", create, undefined);
+  dispatchText(off, START, "CreateQueue", create, undefined);
   assert.equal(off.takeChanges(), undefined);
   off.free();
   assert.throws(() => new WasqCore({ persist: "no" }, undefined), { name: "TypeError", message: /persist must be a boolean/ });

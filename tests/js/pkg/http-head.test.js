@@ -1,8 +1,7 @@
-// The packed HTTP form (src/wasm/http.rs): a request may cross into the core as `{head, body}`,
-// method, path, query and header names and values joined by NUL, and is then answered as
-// `{status, head, body}`. It must answer exactly as the fields form does. The handlers
-// (src/http.js) fall back to the fields form when any part holds a NUL, which the packed head
-// could not carry.
+// The one HTTP form of the core (src/wasm/http.rs, src/http-head.js): a request crosses as its
+// head, method, path, query and header names and values joined by NUL, and its body; it is
+// answered as `{status, head, body}`. No HTTP request can hold a NUL in those parts, and the
+// handlers refuse one built in-process that does, as Node's HTTP client does, before anything runs.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
@@ -21,8 +20,8 @@ const HOST = "sqs.test:4566";
 const QUEUE = `http://${HOST}/queue/us-east-1/000000000000/q`;
 const md5 = (text) => createHash("md5").update(text, "utf8").digest("hex");
 
-function pack({ method, path, query, headers, body }) {
-  return { head: [method, path, query, ...headers.flat()].join(NUL), body };
+function headOf({ method, path, query, headers }) {
+  return [method, path, query, ...headers.flat()].join(NUL);
 }
 
 function pairs(head) {
@@ -56,39 +55,23 @@ function get(params, path = "/") {
   return { method: "GET", path, query: new URLSearchParams(params).toString(), headers: [["host", HOST]], body: new Uint8Array(0) };
 }
 
-/**
- * Every request through two cores of the same seed, one in the fields form and one packed; the
- * answers must be identical and each in its request's form. Returns the fields-form answers.
- */
-function sideBySide(requests, { options, now = START } = {}) {
-  const fields = new WasqCore({ seed: 5 }, undefined);
-  const packed = new WasqCore({ seed: 5 }, undefined);
-  const answers = [];
+/** Every request through one core, in order: `{status, headers (a Map, lower-case names), body}`. */
+function through(requests, { options, now = START } = {}) {
+  const core = new WasqCore({ seed: 5 }, undefined);
   try {
-    for (const request of requests) {
-      const a = fields.handleHttp(now, request, options);
-      const b = packed.handleHttp(now, pack(request), options);
-      assert.equal(a.head, undefined, "a fields request is answered in fields");
-      assert.ok(Array.isArray(a.headers));
-      assert.equal(typeof b.head, "string", "a packed request is answered packed");
-      assert.equal(b.headers, undefined);
-      const body = decoder.decode(a.body);
-      assert.deepEqual(
-        { status: b.status, headers: pairs(b.head), body: decoder.decode(b.body) },
-        { status: a.status, headers: a.headers, body },
-        `${request.method} ${request.path}?${request.query}`,
-      );
-      answers.push({ status: a.status, headers: new Map(a.headers.map(([k, v]) => [k.toLowerCase(), v])), body });
-    }
+    return requests.map((request) => {
+      const res = core.handleHttp(now, headOf(request), request.body, options);
+      assert.equal(typeof res.head, "string");
+      assert.ok(res.body instanceof Uint8Array);
+      return { status: res.status, headers: new Map(pairs(res.head).map(([k, v]) => [k.toLowerCase(), v])), body: decoder.decode(res.body) };
+    });
   } finally {
-    fields.free();
-    packed.free();
+    core.free();
   }
-  return answers;
 }
 
-test("AWS JSON: a packed request gets the fields form's answer", () => {
-  const [created, sent, received, missing, unknown] = sideBySide([
+test("AWS JSON through the head form", () => {
+  const [created, sent, received, missing, unknown] = through([
     json("CreateQueue", { QueueName: "q", Attributes: { VisibilityTimeout: "7" } }),
     json("SendMessage", { QueueUrl: QUEUE, MessageBody: "héllo", MessageAttributes: { k: { DataType: "String", StringValue: "v" } } }),
     json("ReceiveMessage", { QueueUrl: QUEUE, MessageAttributeNames: ["All"] }),
@@ -107,8 +90,8 @@ test("AWS JSON: a packed request gets the fields form's answer", () => {
   assert.match(unknown.body, /UnknownOperation|InvalidAction/);
 });
 
-test("Query: a packed request (form body, GET query string, queue path) gets the fields form's answer", () => {
-  const [created, sent, got, attrs, missing] = sideBySide([
+test("Query through the head form: form body, GET query string, queue path", () => {
+  const [created, sent, got, attrs, missing] = through([
     form({ Action: "CreateQueue", QueueName: "q" }),
     get({ Action: "SendMessage", MessageBody: "a b&c" }, "/000000000000/q"),
     form({ Action: "ReceiveMessage", QueueUrl: QUEUE }),
@@ -151,23 +134,23 @@ async function signedRequests() {
   return seen;
 }
 
-test("SigV4: signed requests verify the same packed as in fields; a tampered one fails the same", async () => {
+test("SigV4: signed requests verify through the head form; a tampered one fails", async () => {
   const requests = await signedRequests();
   assert.equal(requests.length, 3);
   const forged = { ...requests[1], headers: requests[1].headers.map(([k, v]) => [k, k === "x-amz-target" ? "AmazonSQS.PurgeQueue" : v]) };
-  const answers = sideBySide([...requests, forged], { options: { credentials }, now: Date.now() });
+  const answers = through([...requests, forged], { options: { credentials }, now: Date.now() });
   assert.deepEqual(answers.map((a) => a.status), [200, 200, 200, 403]);
   assert.equal(JSON.parse(answers[2].body).Messages[0].Body, "signed");
   assert.match(answers[3].body, /InvalidSignatureException/);
 });
 
-/** Records the form (packed or fields) of every request that reaches the core, and its headers. */
+/** Records the head of every request that reaches the core. */
 function spyOnHttp(t) {
   const seen = [];
   const { handleHttp } = WasqCore.prototype;
-  WasqCore.prototype.handleHttp = function (now, request, options) {
-    seen.push(request.head === undefined ? { form: "fields", headers: request.headers } : { form: "packed", headers: pairs(request.head.split(NUL).slice(3).join(NUL)) });
-    return handleHttp.call(this, now, request, options);
+  WasqCore.prototype.handleHttp = function (now, head, body, options) {
+    seen.push(pairs(head.split(NUL).slice(3).join(NUL)));
+    return handleHttp.call(this, now, head, body, options);
   };
   t.after(() => {
     WasqCore.prototype.handleHttp = handleHttp;
@@ -194,76 +177,51 @@ function sdkClient(engine, header) {
   return sqs;
 }
 
-async function roundTrip(sqs) {
-  const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: "nul" }));
-  const sent = await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: "through the fallback" }));
+test("SDK: a signed header reaches the core intact", async (t) => {
+  const seen = spyOnHttp(t);
+  const engine = new Engine({ seed: 6 });
+  t.after(() => engine.close());
+  const sqs = sdkClient(engine, "a b");
+  const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: "note" }));
+  const sent = await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: "noted" }));
   const got = await sqs.send(new ReceiveMessageCommand({ QueueUrl }));
   assert.equal(got.Messages[0].MessageId, sent.MessageId);
-  assert.equal(got.Messages[0].Body, "through the fallback");
-}
-
-test("SDK: a header value holding NUL is answered correctly, through the fields form", async (t) => {
-  const seen = spyOnHttp(t);
-  const engine = new Engine({ seed: 6 });
-  t.after(() => engine.close());
-  await roundTrip(sdkClient(engine, `a${NUL}b`));
   assert.equal(seen.length, 3);
-  for (const { form, headers } of seen) {
-    assert.equal(form, "fields");
-    assert.deepEqual(headers.filter(([k]) => k === "x-note"), [["x-note", `a${NUL}b`]]);
-  }
+  assert.ok(seen.every((headers) => headers.some(([k, v]) => k === "x-note" && v === "a b")));
 });
 
-test("SDK: the same calls without a NUL go packed", async (t) => {
+test("SDK: a header value holding NUL is refused as Node's HTTP client refuses it, and nothing runs", async (t) => {
   const seen = spyOnHttp(t);
   const engine = new Engine({ seed: 6 });
   t.after(() => engine.close());
-  await roundTrip(sdkClient(engine, "a b"));
-  assert.deepEqual(seen.map((s) => s.form), ["packed", "packed", "packed"]);
-  assert.ok(seen.every(({ headers }) => headers.some(([k, v]) => k === "x-note" && v === "a b")));
+  await assert.rejects(sdkClient(engine, `a${NUL}b`).send(new CreateQueueCommand({ QueueName: "nul" })), {
+    name: "TypeError",
+    code: "ERR_INVALID_CHAR",
+    message: 'Invalid character in header content ["x-note"]',
+  });
+  assert.equal(seen.length, 0);
+  assert.deepEqual(engine.listQueues({}).QueueUrls ?? [], []);
 });
 
-test("raw handler requests with a NUL in a header: JSON, Query, and a long poll that waits", async (t) => {
+test("raw handler requests with a NUL in a header name, a value or the path are refused before the core", async (t) => {
   const seen = spyOnHttp(t);
-  const clock = new ManualClock(START);
-  const engine = new Engine({ clock, seed: 6 });
+  const engine = new Engine({ clock: new ManualClock(START), seed: 6 });
   t.after(() => engine.close());
   const handler = createRequestHandler(engine);
-  // First, so that were it packed, every header after it would be misread.
-  const note = { "x-note": `one${NUL}two` };
-  const call = (action, params) =>
+  const create = (headers, path = "/") =>
     handler.handle({
       method: "POST",
-      path: "/",
-      headers: { ...note, host: HOST, "content-type": "application/x-amz-json-1.0", "x-amz-target": `AmazonSQS.${action}` },
-      body: JSON.stringify(params),
+      path,
+      headers: { host: HOST, "content-type": "application/x-amz-json-1.0", "x-amz-target": "AmazonSQS.CreateQueue", ...headers },
+      body: JSON.stringify({ QueueName: "q" }),
     });
-  const created = await call("CreateQueue", { QueueName: "q" });
+  await assert.rejects(create({ "x-note": `one${NUL}two` }), { name: "TypeError", code: "ERR_INVALID_CHAR" });
+  await assert.rejects(create({ [`x-${NUL}`]: "v" }), { name: "TypeError", code: "ERR_INVALID_HTTP_TOKEN" });
+  await assert.rejects(create({}, `/${NUL}`), { name: "TypeError", code: "ERR_UNESCAPED_CHARACTERS" });
+  assert.equal(seen.length, 0);
+  assert.deepEqual(engine.listQueues({}).QueueUrls ?? [], []);
+  // The same request without one is answered.
+  const created = await create({ "x-note": "one two" });
   assert.equal(created.response.statusCode, 200);
   assert.equal(JSON.parse(decoder.decode(created.response.body)).QueueUrl, QUEUE);
-
-  const query = await handler.handle({
-    method: "POST",
-    path: "/000000000000/q",
-    headers: { ...note, host: HOST, "content-type": "application/x-www-form-urlencoded" },
-    body: "Action=SendMessage&MessageBody=first",
-  });
-  assert.equal(query.response.statusCode, 200);
-  assert.match(decoder.decode(query.response.body), new RegExp(`<MD5OfMessageBody>${md5("first")}</MD5OfMessageBody>`));
-  assert.match(query.response.headers["content-type"], /xml/);
-
-  const first = JSON.parse(decoder.decode((await call("ReceiveMessage", { QueueUrl: QUEUE })).response.body));
-  assert.equal(first.Messages[0].Body, "first");
-
-  // Nothing receivable: the poll waits (its context read from the fields-form request) until a send.
-  const poll = call("ReceiveMessage", { QueueUrl: QUEUE, WaitTimeSeconds: 10 });
-  await new Promise((resolve) => setImmediate(resolve));
-  clock.advance(2_000);
-  engine.sendMessage({ QueueUrl: QUEUE, MessageBody: "second" });
-  const waited = await poll;
-  assert.equal(waited.response.statusCode, 200);
-  assert.equal(JSON.parse(decoder.decode(waited.response.body)).Messages[0].Body, "second");
-
-  assert.ok(seen.length >= 5);
-  assert.ok(seen.every((s) => s.form === "fields"), JSON.stringify(seen.map((s) => s.form)));
 });
