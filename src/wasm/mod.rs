@@ -7,6 +7,8 @@
 //! walking objects through the bindgen boundary.
 
 mod alloc;
+#[cfg(feature = "bench-swb")]
+mod bench_swb;
 mod convert;
 mod core;
 mod error;
