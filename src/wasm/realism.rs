@@ -1,34 +1,46 @@
-//! Realism mode across the boundary: `setRealism`, the presets and the settings in force.
+//! Realism mode across the boundary: `setRealism` and the settings in force.
 //!
-//! Settings cross as JSON text, read field by field from a `serde_json::Value` rather than
-//! through `Realism`'s serde derives: the package ships every byte of wasm, and the derives'
-//! generated visitors cost more than these few lookups. The JS wrapper validates ranges and
-//! unknown keys before calling; this layer still refuses wrong types rather than guessing.
+//! A setting crosses as the JSON text of the caller's value and is read and checked once, by
+//! [`Realism::from_setting`]: the JS wrapper only writes the text.
 
 use super::core::WasqCore;
-use super::error::type_error;
-use crate::engine::{Realism, Throttling};
-use serde_json::{Map, Value};
+use super::error::{range_error, type_error};
+use crate::engine::{Realism, SettingError};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
 impl WasqCore {
-    /// Realism for the whole engine (`queue` undefined) or one queue by name; `realismJson`
-    /// null turns it off (or drops the queue's override). `region` defaults to the engine's.
+    /// Realism for the whole engine (`queue` undefined) or one queue by name, from the JSON
+    /// text of a setting (`"aws"`, an object of knobs, null or false; undefined: off, or drop
+    /// the queue's override). `options`: it came as `new Engine({ realism })`, which messages
+    /// name `options.realism` (else `realism`); `region` defaults to the engine's. Answers the settings now in force there as JSON, or undefined for off. A
+    /// refused setting throws a `TypeError` or a `RangeError` and changes nothing.
     #[wasm_bindgen(js_name = setRealism)]
     pub fn set_realism(
         &mut self,
         queue: Option<String>,
-        realism_json: Option<String>,
+        setting: Option<String>,
         region: Option<String>,
-    ) -> Result<(), JsValue> {
-        let realism = match realism_json {
-            None => None,
-            Some(text) => Some(parse(&text)?),
+        options: bool,
+    ) -> Result<Option<String>, JsValue> {
+        let what = if options {
+            "options.realism"
+        } else {
+            "realism"
         };
+        let realism = match setting {
+            None => None,
+            Some(text) => {
+                Realism::from_setting(&text, what, queue.is_some()).map_err(|e| match e {
+                    SettingError::Type(m) => type_error(&m),
+                    SettingError::Range(m) => range_error(&m),
+                })?
+            }
+        };
+        let text = realism.as_ref().map(Realism::to_json);
         self.service
             .set_realism(region.as_deref(), queue.as_deref(), realism);
-        Ok(())
+        Ok(text)
     }
 
     /// The realism settings in force for a queue (its override, else the engine's), as JSON.
@@ -39,82 +51,4 @@ impl WasqCore {
             .realism_for(queue)
             .to_json()
     }
-
-    /// A named preset as JSON (`"aws"`: what real SQS does by default), or undefined.
-    #[wasm_bindgen(js_name = realismPreset)]
-    pub fn realism_preset(name: &str) -> Option<String> {
-        (name == "aws").then(|| Realism::aws().to_json())
-    }
-}
-
-fn parse(text: &str) -> Result<Realism, JsValue> {
-    let value: Value =
-        serde_json::from_str(text).map_err(|e| type_error(&format!("realism: {e}")))?;
-    let Value::Object(obj) = value else {
-        return Err(type_error("realism must be an object"));
-    };
-    let throttling = match obj.get("throttling") {
-        None | Some(Value::Null) => None,
-        Some(Value::Object(t)) => Some(throttling(t)?),
-        Some(_) => return Err(type_error("realism.throttling must be an object or null")),
-    };
-    let latency = match obj.get("latency") {
-        None | Some(Value::Null) => None,
-        Some(Value::Array(pair)) => match pair.as_slice() {
-            [min, max] => Some((u32_of(min, "latency[0]")?, u32_of(max, "latency[1]")?)),
-            _ => return Err(type_error("realism.latency must be [min, max]")),
-        },
-        Some(_) => return Err(type_error("realism.latency must be [min, max] or null")),
-    };
-    Ok(Realism {
-        duplicate_delivery: f64_field(&obj, "duplicateDelivery")?.unwrap_or(0.0),
-        reorder: match obj.get("reorder") {
-            None | Some(Value::Null) => false,
-            Some(Value::Bool(b)) => *b,
-            Some(_) => return Err(type_error("realism.reorder must be a boolean")),
-        },
-        short_poll_sampling: f64_field(&obj, "shortPollSampling")?.unwrap_or(0.0),
-        throttling,
-        latency,
-    })
-}
-
-fn throttling(obj: &Map<String, Value>) -> Result<Throttling, JsValue> {
-    let defaults = Throttling::default();
-    let field = |key: &str, default: u32| match obj.get(key) {
-        None | Some(Value::Null) => Ok(default),
-        Some(v) => u32_of(v, key),
-    };
-    Ok(Throttling {
-        fifo_per_action: field("fifoPerAction", defaults.fifo_per_action)?,
-        high_throughput_per_partition: field(
-            "highThroughputPerPartition",
-            defaults.high_throughput_per_partition,
-        )?,
-        high_throughput_partitions: field(
-            "highThroughputPartitions",
-            defaults.high_throughput_partitions,
-        )?,
-        standard_per_action: match obj.get("standardPerAction") {
-            None | Some(Value::Null) => None,
-            Some(v) => Some(u32_of(v, "standardPerAction")?),
-        },
-    })
-}
-
-fn f64_field(obj: &Map<String, Value>, key: &str) -> Result<Option<f64>, JsValue> {
-    match obj.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => v
-            .as_f64()
-            .map(Some)
-            .ok_or_else(|| type_error(&format!("realism.{key} must be a number"))),
-    }
-}
-
-fn u32_of(value: &Value, what: &str) -> Result<u32, JsValue> {
-    value
-        .as_u64()
-        .and_then(|n| u32::try_from(n).ok())
-        .ok_or_else(|| type_error(&format!("realism {what} must be a non-negative integer")))
 }
