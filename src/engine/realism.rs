@@ -339,23 +339,12 @@ fn probability(obj: &Map<String, Value>, what: &str, key: &str) -> Result<f64, S
     }
 }
 
-/// A value as JS's `String(value)` prints it, for messages: strings bare, arrays joined by
-/// commas (a null item as nothing), objects as `[object Object]`.
+/// A value for messages: a string bare, as JS's `String(value)` prints it, an object as
+/// `[object Object]` as it does too, anything else as JSON (an array in brackets, where `String`
+/// would join its items: the package ships every byte, and JSON says as much).
 fn js_text(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
-        Value::Array(items) => {
-            let mut out = String::new();
-            for (n, item) in items.iter().enumerate() {
-                if n > 0 {
-                    out.push(',');
-                }
-                if !item.is_null() {
-                    out.push_str(&js_text(item));
-                }
-            }
-            out
-        }
         Value::Object(_) => "[object Object]".into(),
         // Not `Value`'s `Display`: that brings serde_json's pretty printer into the package.
         _ => value_text(v),
@@ -477,7 +466,7 @@ mod tests {
             ("\"fast\"", "Type: realism: unknown preset \"fast\" (known: \"aws\")"),
             (r#"{"reorder":null}"#, "Type: realism.reorder must be a boolean"),
             (r#"{"duplicateDelivery":"NaN"}"#, "Range: realism.duplicateDelivery must be a probability between 0 and 1, got NaN"),
-            (r#"{"shortPollSampling":[1,null,2]}"#, "Range: realism.shortPollSampling must be a probability between 0 and 1, got 1,,2"),
+            (r#"{"shortPollSampling":[1,null,2]}"#, "Range: realism.shortPollSampling must be a probability between 0 and 1, got [1,null,2]"),
             (r#"{"latency":[1,{}]}"#, "Range: realism.latency[1] must be a non-negative integer, got [object Object]"),
             (r#"{"latency":[-1,2]}"#, "Range: realism.latency[0] must be a non-negative integer, got -1"),
             (r#"{"latency":[1,4294967296]}"#, "Range: realism.latency[1] must be a non-negative integer, got 4294967296"),
