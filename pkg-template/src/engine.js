@@ -57,8 +57,6 @@ export const ACTIONS = [
 /** setTimeout's delay is a signed 32-bit number of ms; longer waits are re-armed when they fire. */
 const MAX_TIMER_DELAY = 2 ** 31 - 1;
 
-// Keys a realism setting may have, and quotas its throttling may set (see realismKeys).
-let realismKnobs = null;
 const U64 = (1n << 64n) - 1n;
 const MEMORY = MemoryStorage.prototype;
 
@@ -197,8 +195,8 @@ export class Engine {
     // Latency draws get their own stream of the seed, so turning latency on changes no id.
     this.#latencyState = (BigInt(this.#core.seed) ^ 0x6c6174656e6379n) & U64;
     try {
-      this.#realism = resolveRealism(realism, "options.realism");
-      this.#applyRealism();
+      // The settings in force as the core answers them (JSON text), or null when realism is off.
+      this.#realism = JSON.parse(this.#core.setRealism(undefined, settingJson(realism), undefined, true) ?? "null");
     } catch (err) {
       this.#core.free();
       throw err;
@@ -268,23 +266,16 @@ export class Engine {
    */
   setRealism(queue, realism, { region } = {}) {
     this.#assertOpen();
+    // The core reads and checks the setting, and answers what is then in force (JSON text).
+    const setting = settingJson(realism);
     if (queue === undefined || queue === null) {
-      const resolved = resolveRealism(realism, "realism");
-      this.#with((core) => core.setRealism(undefined, resolved && JSON.stringify(resolved), undefined));
-      this.#realism = resolved;
+      this.#realism = JSON.parse(this.#with((core) => core.setRealism(undefined, setting, undefined)) ?? "null");
       return this;
     }
     if (typeof queue !== "string" || queue === "") throw new TypeError("setRealism: queue must be a queue URL or name");
     const name = queueName(queue);
-    let resolved = resolveRealism(realism, "realism");
-    if (resolved?.latency != null) {
-      if (typeof realism !== "string") {
-        throw new TypeError("setRealism: latency is the network's, set it for the whole engine (queue undefined)");
-      }
-      resolved = { ...resolved, latency: null };
-    }
     if (region != null) stringArg(region, "setRealism: options.region");
-    this.#with((core) => core.setRealism(name, resolved && JSON.stringify(resolved), region));
+    const resolved = this.#with((core) => core.setRealism(name, setting, region));
     const key = JSON.stringify([region ?? null, name]);
     if (resolved) this.#queueRealism.set(key, { name, region, resolved });
     else this.#queueRealism.delete(key);
@@ -662,9 +653,9 @@ export class Engine {
 
   /** Hand the realism settings to the core (at construction and after a rebuild). */
   #applyRealism() {
-    if (this.#realism) this.#core.setRealism(undefined, JSON.stringify(this.#realism), undefined);
+    if (this.#realism) this.#core.setRealism(undefined, JSON.stringify(this.#realism));
     for (const { name, region, resolved } of this.#queueRealism.values()) {
-      this.#core.setRealism(name, JSON.stringify(resolved), region);
+      this.#core.setRealism(name, resolved, region);
     }
   }
 
@@ -814,78 +805,13 @@ function queueName(queue) {
   return path.slice(path.lastIndexOf("/") + 1);
 }
 
-function probability(value, what) {
-  if (value === undefined || value === null) return 0;
-  if (typeof value !== "number" || !(value >= 0 && value <= 1)) {
-    throw new RangeError(`${what} must be a probability between 0 and 1, got ${value}`);
-  }
-  return value;
-}
-
-function count(value, what) {
-  if (!Number.isSafeInteger(value) || value < 0 || value > 0xffffffff) {
-    throw new RangeError(`${what} must be a non-negative integer, got ${value}`);
-  }
-  return value;
-}
-
 /**
- * The knobs and throttling quotas the core knows, as `{ knobs, quotas }`; anything else in a
- * setting is a typo that would silently do nothing. Read from the core's "aws" preset, which
- * names every one (an unset quota as null), so that a knob the core adds is not refused here.
+ * A realism setting as JSON text for the core, which reads and checks it (Realism::from_setting).
+ * JSON has no NaN, ±Infinity or BigInt and leaves functions out: those are written as the text
+ * `String(value)` gives, which the core refuses, quoting it as the caller would see it.
  */
-function realismKeys() {
-  if (realismKnobs === null) {
-    const preset = JSON.parse(wasm().WasqCore.realismPreset("aws"));
-    realismKnobs = { knobs: Object.keys(preset), quotas: Object.keys(preset.throttling) };
-  }
-  return realismKnobs;
-}
-
-/**
- * A realism setting in the engine's JSON form, or null for off. Presets come from the core
- * (`Realism::aws()`), so JS and Rust cannot disagree on what "aws" means.
- */
-function resolveRealism(value, what) {
-  if (value === undefined || value === null || value === false) return null;
-  if (typeof value === "string") {
-    const preset = wasm().WasqCore.realismPreset(value);
-    if (preset === undefined) throw new TypeError(`${what}: unknown preset "${value}" (known: "aws")`);
-    return JSON.parse(preset);
-  }
-  if (typeof value !== "object" || Array.isArray(value)) {
-    throw new TypeError(`${what} must be "aws", an object of knobs, or null`);
-  }
-  const { knobs, quotas } = realismKeys();
-  for (const key of Object.keys(value)) {
-    if (!knobs.includes(key)) throw new TypeError(`${what}: unknown knob "${key}" (knobs: ${knobs.join(", ")})`);
-  }
-  const { duplicateDelivery, reorder = false, shortPollSampling, throttling, latency } = value;
-  if (typeof reorder !== "boolean") throw new TypeError(`${what}.reorder must be a boolean`);
-  let limits = null;
-  if (throttling === true) limits = {};
-  else if (throttling && typeof throttling === "object") {
-    limits = {};
-    for (const [key, v] of Object.entries(throttling)) {
-      if (!quotas.includes(key)) throw new TypeError(`${what}.throttling: unknown quota "${key}" (quotas: ${quotas.join(", ")})`);
-      if (v !== undefined && v !== null) limits[key] = count(v, `${what}.throttling.${key}`);
-    }
-  } else if (throttling !== undefined && throttling !== null && throttling !== false) {
-    throw new TypeError(`${what}.throttling must be true, an object of quotas, or null`);
-  }
-  let range = null;
-  if (latency !== undefined && latency !== null) {
-    if (!Array.isArray(latency) || latency.length !== 2) throw new TypeError(`${what}.latency must be [min, max] milliseconds`);
-    range = [count(latency[0], `${what}.latency[0]`), count(latency[1], `${what}.latency[1]`)];
-    if (range[0] > range[1]) throw new RangeError(`${what}.latency: min ${range[0]} is above max ${range[1]}`);
-  }
-  return {
-    duplicateDelivery: probability(duplicateDelivery, `${what}.duplicateDelivery`),
-    reorder,
-    shortPollSampling: probability(shortPollSampling, `${what}.shortPollSampling`),
-    throttling: limits,
-    latency: range,
-  };
+function settingJson(value) {
+  return JSON.stringify(value, (_key, v) => ((typeof v === "number" ? isFinite(v) : !["bigint", "function", "symbol"].includes(typeof v)) ? v : String(v)));
 }
 
 function camel(action) {

@@ -49,7 +49,7 @@ use std::collections::BTreeSet;
 
 pub use api::{read_json_params, MESSAGE_ACTIONS};
 pub use attributes::settable_attributes;
-pub use realism::{group_partition, Realism, Throttling};
+pub use realism::{group_partition, Realism, SettingError, Throttling};
 pub use records::{RestoreError, FORMAT_VERSION};
 pub use send::{check_batch_shape, MAX_BATCH_BYTES};
 

@@ -9,10 +9,10 @@
 use super::error::{range_error, restore_error, sqs_error, type_error};
 use super::records::Records;
 use super::records_buffer::RecordsBuffer;
-use super::{convert, facts, http, realism};
+use super::{convert, facts, http};
 use crate::changes::PackedBatch;
 use crate::context::CallContext;
-use crate::engine::Realism;
+use crate::engine::{Realism, SettingError};
 use crate::protocol;
 use crate::service::Service;
 use js_sys::Uint8Array;
@@ -311,22 +311,39 @@ impl WasqCore {
             .map_err(|e| sqs_error(&e))
     }
 
-    /// Realism for the whole engine (`queue` undefined) or one queue by name; `realismJson`
-    /// null turns it off (or drops the queue's override). `region` defaults to the engine's.
+    /// Realism for the whole engine (`queue` undefined) or one queue by name, from the JSON
+    /// text of a setting (`"aws"`, an object of knobs, null or false; undefined: off, or drop
+    /// the queue's override). It is read and checked once, by [`Realism::from_setting`]: the JS
+    /// wrapper only writes the text. `options`: it came as `new Engine({ realism })`, which
+    /// messages name `options.realism` (else `realism`); `region` defaults to the engine's.
+    /// Answers the settings now in force there as JSON, or undefined for off. A refused setting
+    /// throws a `TypeError` or a `RangeError` and changes nothing.
     #[wasm_bindgen(js_name = setRealism)]
     pub fn set_realism(
         &mut self,
         queue: Option<String>,
-        realism_json: Option<String>,
+        setting: Option<String>,
         region: Option<String>,
-    ) -> Result<(), JsValue> {
-        let realism = match realism_json {
-            None => None,
-            Some(text) => Some(realism::parse(&text)?),
+        options: bool,
+    ) -> Result<Option<String>, JsValue> {
+        let what = if options {
+            "options.realism"
+        } else {
+            "realism"
         };
+        let realism = match setting {
+            None => None,
+            Some(text) => {
+                Realism::from_setting(&text, what, queue.is_some()).map_err(|e| match e {
+                    SettingError::Type(m) => type_error(&m),
+                    SettingError::Range(m) => range_error(&m),
+                })?
+            }
+        };
+        let text = realism.as_ref().map(Realism::to_json);
         self.service
             .set_realism(region.as_deref(), queue.as_deref(), realism);
-        Ok(())
+        Ok(text)
     }
 
     /// The realism settings in force for a queue (its override, else the engine's), as JSON.
@@ -336,12 +353,6 @@ impl WasqCore {
             .engine(region.as_deref())
             .realism_for(queue)
             .to_json()
-    }
-
-    /// A named preset as JSON (`"aws"`: what real SQS does by default), or undefined.
-    #[wasm_bindgen(js_name = realismPreset)]
-    pub fn realism_preset(name: &str) -> Option<String> {
-        (name == "aws").then(|| Realism::aws().to_json())
     }
 
     /// What the Worker would otherwise restate, as JSON (see `facts.rs`).

@@ -28,13 +28,14 @@
 //!   `WasqInternalError` (`panic.rs`).
 
 mod alloc;
+#[cfg(feature = "bench-swb")]
+mod bench_swb;
 mod convert;
 mod core;
 mod error;
 mod facts;
 mod http;
 mod panic;
-mod realism;
 mod records;
 mod records_buffer;
 

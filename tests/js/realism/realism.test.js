@@ -296,12 +296,17 @@ test("bad realism settings are refused with a clear error and change nothing", (
     [{ latency: 5 }, TypeError, /\[min, max\]/],
     [{ throttling: { fifo: 3 } }, TypeError, /unknown quota "fifo"/],
     [{ throttling: { standardPerAction: 1.5 } }, RangeError, /non-negative integer/],
+    // Values JSON cannot hold are named as JS prints them, not read as null (off).
+    [{ duplicateDelivery: NaN }, RangeError, /^realism\.duplicateDelivery must be a probability between 0 and 1, got NaN$/],
+    [{ throttling: { fifoPerAction: Infinity } }, RangeError, /^realism\.throttling\.fifoPerAction must be a non-negative integer, got Infinity$/],
+    [{ latency: [1n, 2] }, RangeError, /^realism\.latency\[0\] must be a non-negative integer, got 1$/],
+    [{ reorder: null }, TypeError, /^realism\.reorder must be a boolean$/],
   ];
   for (const [setting, type, message] of cases) {
     assert.throws(() => engine.setRealism(undefined, setting), (err) => err instanceof type && message.test(err.message));
   }
   assert.throws(() => engine.setRealism("q", { latency: [1, 2] }), /whole engine/);
-  assert.throws(() => new Engine({ realism: { reorder: 1 } }), TypeError);
+  assert.throws(() => new Engine({ realism: { reorder: 1 } }), { name: "TypeError", message: "options.realism.reorder must be a boolean" });
   assert.deepEqual(engine.realismFor("q"), before);
   engine.close();
 });
