@@ -8,7 +8,10 @@
 //   after:  www/ of the working tree, served as `wasq serve` serves it to a browser
 //   element: <wasq-playground scenario=…> in a plain docs page, from the built package's www/
 //
-//   node bench/page-load.mjs [--base <git rev>] [--rounds 5]
+//   node bench/page-load.mjs [--base <git rev>] [--rounds 5] [--trace]
+//
+// --trace prints each build's last round as a waterfall (every request's start and end, ms since
+// navigation, and its bytes), to find request chains on the critical path.
 // Needs `make pkg` (pkg/bin/wasq.mjs serves both) and /usr/bin/chromium.
 
 import { execFileSync, spawn } from "node:child_process";
@@ -22,6 +25,7 @@ const opt = (name, fallback) => { const i = args.indexOf(name); return i >= 0 ? 
 const REPO = resolve(import.meta.dirname, "..");
 const BASE = opt("--base", null);
 const ROUNDS = Number(opt("--rounds", 5));
+const TRACE = args.includes("--trace");
 const QUERY = "?scenario=fifo-two-groups&step=1";
 
 function serve(www) {
@@ -53,7 +57,13 @@ async function load(browser, url, { identity, element }) {
   await cdp.send("Emulation.setCPUThrottlingRate", { rate: 4 });
   if (identity) await cdp.send("Network.setExtraHTTPHeaders", { headers: { "Accept-Encoding": "identity" } });
   let bytes = 0;
-  cdp.on("Network.loadingFinished", (e) => { bytes += e.encodedDataLength; });
+  const requests = new Map();
+  cdp.on("Network.requestWillBeSent", (e) => requests.set(e.requestId, { url: e.request.url, start: e.timestamp }));
+  cdp.on("Network.loadingFinished", (e) => {
+    bytes += e.encodedDataLength;
+    const r = requests.get(e.requestId);
+    if (r) Object.assign(r, { end: e.timestamp, bytes: e.encodedDataLength });
+  });
   const t0 = Date.now();
   if (element) {
     await page.route(url + "docs.html", (route) => route.fulfill({ contentType: "text/html", body: ELEMENT_PAGE }));
@@ -65,7 +75,7 @@ async function load(browser, url, { identity, element }) {
   }
   const ms = Date.now() - t0;
   await context.close();
-  return { ms, bytes };
+  return { ms, bytes, requests: [...requests.values()] };
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -88,6 +98,17 @@ for (let i = 0; i < ROUNDS; i++) {
 }
 for (const [name, rs] of Object.entries(runs)) {
   console.log(JSON.stringify({ build: name, rounds: rs.length, firstCardMs: median(rs.map((r) => r.ms)), transferredKB: Math.round(median(rs.map((r) => r.bytes)) / 1024), all: rs.map((r) => r.ms) }));
+}
+if (TRACE) {
+  for (const [name, rs] of Object.entries(runs)) {
+    const { requests, ms } = rs[rs.length - 1];
+    const t0 = Math.min(...requests.map((r) => r.start));
+    console.log(`${name} (first card at ${ms} ms):`);
+    for (const r of requests.sort((a, b) => a.start - b.start)) {
+      const at = (t) => (t === undefined ? "    -" : String(Math.round((t - t0) * 1000)).padStart(5));
+      console.log(`  ${at(r.start)} → ${at(r.end)} ms ${String(((r.bytes ?? 0) / 1024).toFixed(1)).padStart(6)} KB  ${new URL(r.url).pathname}`);
+    }
+  }
 }
 for (const s of new Set(Object.values(servers))) s.close();
 await browser.close();
