@@ -36,10 +36,12 @@ async function loadHolding(path, held, expected, { ready, html } = {}) {
   const url = new URL(path, server.url).href;
   if (html) await page.route(url, (route) => route.fulfill({ contentType: "text/html", body: html }));
   const before = [];
+  const all = [];
   let released = false;
   let allAsked;
   const asked = new Promise((resolve) => { allAsked = resolve; });
   page.on("request", (req) => {
+    all.push(new URL(req.url()).pathname);
     if (released) return;
     before.push(new URL(req.url()).pathname);
     if (expected.every((p) => before.includes(p))) allAsked();
@@ -53,13 +55,15 @@ async function loadHolding(path, held, expected, { ready, html } = {}) {
   await page.goto(url);
   await page.waitForSelector(ready, { timeout: 60_000 });
   await context.close();
-  return { before, problems };
+  return { before, all, problems };
 }
 
 test("the page asks for the wasm and package.json while its stylesheet is still on its way", async () => {
   const expected = ["/pkg/wasq_bg.wasm", "/pkg/package.json"];
-  const { before, problems } = await loadHolding("?scenario=fifo-two-groups&step=1", /^\/style\.css$/, expected, { ready: "#lanes .card" });
+  const { before, all, problems } = await loadHolding("?scenario=fifo-two-groups&step=1", /^\/style\.css$/, expected, { ready: "#lanes .card" });
   for (const path of expected) assert.ok(before.includes(path), `${path}: requested before style.css arrived: ${before.join(" ")}`);
+  // Once each: the loader takes the responses the page's head asked for.
+  for (const path of expected) assert.equal(all.filter((p) => p === path).length, 1, `${path} requests: ${all.join(" ")}`);
   assert.deepEqual(problems, []);
 });
 
