@@ -67,10 +67,10 @@ async function load(browser, url, { element }) {
   const t0 = Date.now();
   if (element) {
     await page.route(url + "docs.html", (route) => route.fulfill({ contentType: "text/html", body: ELEMENT_PAGE }));
-    await page.goto(url + "docs.html");
+    await page.goto(url + "docs.html", { waitUntil: "commit", timeout: 60_000 });
     await page.waitForSelector("wasq-playground >> #lanes .card", { timeout: 60_000 });
   } else {
-    await page.goto(url + QUERY);
+    await page.goto(url + QUERY, { waitUntil: "commit", timeout: 60_000 });
     await page.waitForSelector("#lanes .card", { timeout: 60_000 });
   }
   const ms = Date.now() - t0;
