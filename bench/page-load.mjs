@@ -97,7 +97,9 @@ for (const [name, rs] of Object.entries(runs)) {
 if (BEFORE) {
   for (const way of ["page", "element"]) {
     const m = (build) => median(runs[`${build} ${way}`].map((r) => r.ms));
-    console.log(`${way}: after ÷ before ${(m("after") / m("before")).toFixed(2)}`);
+    // Also the median of each round's own ratio: a round the machine's load slowed slows both.
+    const paired = median(runs[`after ${way}`].map((r, i) => r.ms / runs[`before ${way}`][i].ms));
+    console.log(`${way}: after ÷ before ${(m("after") / m("before")).toFixed(2)} (medians), ${paired.toFixed(2)} (median of the rounds' ratios)`);
   }
 }
 if (TRACE) {
