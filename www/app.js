@@ -41,6 +41,10 @@ export async function mountPlayground(container, { wasq, params, scenarios = [],
   let playing = false;
   let speed = 1;
   let busy = Promise.resolve();
+  // While a scenario or a link is replayed, its actions' intermediate states are never shown: one
+  // render at the end, not one per action (each render measures the cards for FLIP, a forced
+  // layout, and on a phone the replay of a few steps spent most of its time there).
+  let replaying = false;
 
   /** Serializes everything that touches the engine: actions, clock steps and replays never interleave. */
   function serial(fn) {
@@ -69,7 +73,7 @@ export async function mountPlayground(container, { wasq, params, scenarios = [],
       timeline: new TimelineView($("#timeline"), $("#announcer"), pg),
       consumers: new ConsumersView($("#consumers"), pg, act),
     };
-    pg.onChange(render);
+    pg.onChange(() => { if (!replaying) render(); });
     for (const k of ["create", "send"]) showError($(`#${k}-form .error`), null);
     showError($("#scenario-error"), null);
     $("#load-error").hidden = true;
@@ -207,7 +211,12 @@ export async function mountPlayground(container, { wasq, params, scenarios = [],
       if (!def) { scenario = null; render(); updateUrl(how); return; }
       scenario = { def, step: 0 };
       // Step 0 (the setup) always runs: `step=-1` must not leave the caption over an empty page.
-      for (let s = 0; s <= Math.max(0, Math.min(upTo, def.steps.length - 1)); s++) await runStep(s);
+      replaying = true;
+      try {
+        for (let s = 0; s <= Math.max(0, Math.min(upTo, def.steps.length - 1)); s++) await runStep(s);
+      } finally {
+        replaying = false;
+      }
       render();
       updateUrl(how);
     });
@@ -353,8 +362,13 @@ export async function mountPlayground(container, { wasq, params, scenarios = [],
         // A hand-edited, truncated or newer link may hold an action this page cannot run: skip it and
         // say so, rather than stopping with the page never ready.
         let skipped = 0;
-        for (const a of actions) {
-          try { await pg.apply(a); } catch { skipped++; }
+        replaying = true;
+        try {
+          for (const a of actions) {
+            try { await pg.apply(a); } catch { skipped++; }
+          }
+        } finally {
+          replaying = false;
         }
         $("#scenario-select").value = "";
         render();

@@ -9,16 +9,12 @@
 // log, panels, pkg, scenario-src as `src`); an author's scenario can also be given as the
 // `scenario` property (an object). The package's wasm is loaded from beside this file.
 
-import { mountPlayground } from "./app.js";
-import { loadWasq } from "./loader.js";
-import { validateScenario, loadScenarioSource } from "./scenarios.js";
-// The rest of the module graph, named here too so that the browser asks for all of it in one
-// round trip after this file, instead of discovering it one import level at a time.
-import "./playground.js";
-import "./lanes.js";
-import "./panels.js";
-import "./markup.js";
-import "./format.js";
+// This module imports nothing statically, so that it runs as soon as it arrives: the first element
+// to connect (at once, for elements already in the page when the script runs) asks for the
+// package's wasm (compiled as it streams), its package.json, the playground's modules and its
+// stylesheet all at the same moment. With static imports the wasm was asked for only after the
+// whole module graph had arrived, a chain of round trips; a docs author should not have to add
+// preload hints to avoid it.
 
 const STYLE = new URL("./style.css", import.meta.url).href;
 // Where the package is, for this file: pkg/www/element.js in the npm package, or the repository's
@@ -27,9 +23,28 @@ const DEFAULT_ROOTS = [new URL("../", import.meta.url).href, new URL("../pkg/", 
 const ATTRIBUTES = ["scenario", "step", "log", "panels", "src", "pkg", "embed"];
 
 let loading = null;
-/** One package instance for every element on the page (the first element's `pkg` wins). */
-function wasqFor(pkg) {
-  loading ??= loadWasq(pkg ? [pkg] : DEFAULT_ROOTS);
+/**
+ * The package and the playground's code, once for every element on the page (the first element's
+ * `pkg` wins). Every request starts here, in parallel; loader.js (shared with the page) then
+ * follows package.json to the browser entry.
+ */
+function load(pkg) {
+  if (loading) return loading;
+  const roots = pkg ? [new URL(pkg.endsWith("/") ? pkg : pkg + "/", document.baseURI).href] : DEFAULT_ROOTS;
+  // The first root's files, asked for now rather than once loader.js has arrived (as index.html does).
+  const early = { root: roots[0], wasm: fetch(new URL("wasq_bg.wasm", roots[0])), pkg: fetch(new URL("package.json", roots[0])) };
+  // Every module of the graph named at once: the browser fetches them together instead of
+  // discovering app.js's imports only after app.js has arrived.
+  const [loader, app, scenarios] = [import("./loader.js"), import("./app.js"), import("./scenarios.js")];
+  for (const other of [import("./playground.js"), import("./lanes.js"), import("./panels.js"), import("./markup.js"), import("./format.js")]) other.catch(() => {});
+  const style = fetch(STYLE).then((res) => {
+    if (!res.ok) throw new Error(`${STYLE}: ${res.status}`);
+    return res.text();
+  });
+  const wasq = loader.then((m) => m.loadWasq(roots, early));
+  // Failures surface where they are awaited (in #mount); these keep them from being unhandled.
+  for (const p of [app, scenarios, style, wasq]) p.catch(() => {});
+  loading = { app, scenarios, style, wasq };
   return loading;
 }
 
@@ -76,8 +91,12 @@ export class WasqPlaygroundElement extends HTMLElement {
     this.#mounted = null;
     this.removeAttribute("data-ready");
     const root = this.shadowRoot;
-    root.innerHTML = `<link rel="stylesheet" href="${STYLE}"><div class="wasq-app element"><p class="loading muted">Loading the playground…</p></div>`;
+    const loaded = load(this.getAttribute("pkg"));
+    // The stylesheet's text in a <style> of each shadow root: one request for every element, and
+    // the host page's CSS still cannot reach in.
+    root.innerHTML = `<style></style><div class="wasq-app element"><p class="loading muted">Loading the playground…</p></div>`;
     const container = root.querySelector(".wasq-app");
+    loaded.style.then((css) => { root.querySelector("style").textContent = css; }, () => {});
     const params = new URLSearchParams();
     // An element is always embedded: no page header, no scenario picker, no permalink.
     params.set("embed", "");
@@ -85,11 +104,12 @@ export class WasqPlaygroundElement extends HTMLElement {
       if (this.hasAttribute(name)) params.set(name, this.getAttribute(name));
     }
     try {
+      const { validateScenario, loadScenarioSource } = await loaded.scenarios;
       const scenarios = [];
       if (this.#scenario) scenarios.push(validateScenario(this.#scenario));
       else if (this.hasAttribute("src")) scenarios.push(await loadScenarioSource(new URL(this.getAttribute("src"), document.baseURI).href));
       if (scenarios.length && !params.has("scenario") && !params.has("log")) params.set("scenario", scenarios[0].id);
-      const { mod } = await wasqFor(this.getAttribute("pkg"));
+      const [{ mountPlayground }, , { mod }] = await Promise.all([loaded.app, loaded.style, loaded.wasq]);
       if (generation !== this.#generation) return;
       const api = await mountPlayground(container, { wasq: mod, params, scenarios, history: false, keyTarget: container });
       if (generation !== this.#generation) { api.close(); return; }
