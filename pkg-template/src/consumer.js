@@ -47,6 +47,28 @@ function timersOn(clock) {
   };
 }
 
+/**
+ * Resolve on a later turn of the host's event loop, so that timers and I/O run between receive
+ * rounds: a message released with visibility 0 is receivable at once (as in SQS), and every call
+ * the loop awaits can settle in microtasks, so without this a failing handler or a long queue
+ * would hold the loop forever. setImmediate (Node, Bun) and scheduler.yield (browsers) skip
+ * setTimeout's clamping; MessageChannel is the browsers' older way; setTimeout works everywhere,
+ * workerd included.
+ */
+function nextTurn() {
+  const g = globalThis;
+  if (g.setImmediate) return new Promise((resolve) => g.setImmediate(resolve));
+  if (g.scheduler?.yield) return g.scheduler.yield();
+  if (g.MessageChannel && g.document) {
+    const { port1, port2 } = new MessageChannel();
+    return new Promise((resolve) => {
+      port1.onmessage = resolve;
+      port2.postMessage(0);
+    });
+  }
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
 function checkSeconds(value, what, { min = 0, max = MAX_VISIBILITY } = {}) {
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new RangeError(`Consumer: ${what} must be an integer from ${min} to ${max}, got ${value}`);
@@ -266,10 +288,15 @@ export class Consumer {
   }
 
   async #poll() {
+    let rounds = 0;
     while (this.#running) {
       if (!this.#hasCapacity()) {
         await new Promise((resolve) => (this.#wake = resolve));
         continue;
+      }
+      if (rounds++ > 0) {
+        await nextTurn();
+        if (!this.#running) break;
       }
       const abort = new AbortController();
       this.#receiveAbort = abort;
