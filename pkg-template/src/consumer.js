@@ -51,14 +51,13 @@ function timersOn(clock) {
  * Resolve on a later turn of the host's event loop, so that timers and I/O run between receive
  * rounds: a message released with visibility 0 is receivable at once (as in SQS), and every call
  * the loop awaits can settle in microtasks, so without this a failing handler or a long queue
- * would hold the loop forever. setImmediate (Node, Bun) and scheduler.yield (browsers) skip
- * setTimeout's clamping; MessageChannel is the browsers' older way; setTimeout works everywhere,
- * workerd included.
+ * would hold the loop forever. setImmediate (Node, Bun) and a MessageChannel message (browsers)
+ * are tasks without setTimeout's 4 ms clamp on nested timers; setTimeout serves the rest (workerd).
+ * Not scheduler.yield: its continuation runs ahead of other tasks, so timers would still starve.
  */
 function nextTurn() {
   const g = globalThis;
   if (g.setImmediate) return new Promise((resolve) => g.setImmediate(resolve));
-  if (g.scheduler?.yield) return g.scheduler.yield();
   if (g.MessageChannel && g.document) {
     const { port1, port2 } = new MessageChannel();
     return new Promise((resolve) => {
