@@ -59,14 +59,21 @@ function nextTurn() {
   const g = globalThis;
   if (g.setImmediate) return new Promise((resolve) => g.setImmediate(resolve));
   if (g.MessageChannel && g.document) {
-    const { port1, port2 } = new MessageChannel();
+    // One channel for every consumer, each message waking the oldest waiter: a port with a
+    // listener stays alive while entangled, so a channel per turn would pile up ports.
+    if (!turns) {
+      turns = { channel: new MessageChannel(), waiting: [] };
+      turns.channel.port1.onmessage = () => turns.waiting.shift()();
+    }
     return new Promise((resolve) => {
-      port1.onmessage = resolve;
-      port2.postMessage(0);
+      turns.waiting.push(resolve);
+      turns.channel.port2.postMessage(0);
     });
   }
   return new Promise((resolve) => setTimeout(resolve, 0));
 }
+/** The browsers' channel for nextTurn(), made on first use. */
+let turns = null;
 
 function checkSeconds(value, what, { min = 0, max = MAX_VISIBILITY } = {}) {
   if (!Number.isInteger(value) || value < min || value > max) {
