@@ -76,6 +76,7 @@ export async function mountPlayground(container, { wasq, params, scenarios = [],
     pg.onChange(() => { if (!replaying) render(); });
     for (const k of ["create", "send"]) showError($(`#${k}-form .error`), null);
     showError($("#scenario-error"), null);
+    showError($("#scenario-expected"), null);
     $("#load-error").hidden = true;
     render();
   }
@@ -180,6 +181,9 @@ export async function mountPlayground(container, { wasq, params, scenarios = [],
   async function runStep(step) {
     const { def } = scenario;
     let unexpected = null;
+    // The SQS error the step is about, shown under its caption: where the action ran (a consumer's
+    // panel) may be folded away or out of view, embedded, and the step would then show nothing.
+    let expectedError = null;
     for (const action of def.steps[step].actions) {
       let err;
       try {
@@ -195,9 +199,11 @@ export async function mountPlayground(container, { wasq, params, scenarios = [],
       }
       const expected = def.steps[step].expectError;
       if (err && err.name !== expected && err.code !== expected) unexpected = err;
+      else if (err) expectedError = err;
     }
     scenario.step = step;
     showError($("#scenario-error"), unexpected);
+    showError($("#scenario-expected"), expectedError);
   }
 
   /** `how`: what it does to the history (see updateUrl); a reader picking a scenario pushes. */

@@ -19,7 +19,8 @@
 const STYLE = new URL("./style.css", import.meta.url).href;
 // Where the package is, for this file: pkg/www/element.js in the npm package, or the repository's
 // www/ served beside pkg/ (`wasq serve` serves the page at / and the package at /pkg/).
-const DEFAULT_ROOTS = [new URL("../", import.meta.url).href, new URL("../pkg/", import.meta.url).href, new URL("/pkg/", import.meta.url).href];
+// The file's own directory is never the package (`../` of a file at a server's root is that root).
+const DEFAULT_ROOTS = ["../", "../pkg/", "/pkg/"].map((r) => new URL(r, import.meta.url).href).filter((r) => r !== new URL("./", import.meta.url).href);
 const ATTRIBUTES = ["scenario", "step", "log", "panels", "src", "pkg", "embed"];
 
 let loading = null;

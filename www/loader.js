@@ -7,14 +7,17 @@
 
 const ENTRY_CONDITIONS = ["browser", "import", "default"];
 
-/** The candidate package roots: `?pkg=` first, then the page's `<meta name="wasq-pkg">`. */
+/**
+ * The candidate package roots: `?pkg=` first, then the page's `<meta name="wasq-pkg">`. A default
+ * that is the page's own directory is left out: that directory holds the page, not the package
+ * (`../` from a page at a server's root, as `wasq serve` has it, is that root).
+ */
 export function packageRoots(location = window.location, doc = document) {
-  const roots = [];
+  const absolute = (r) => new URL(r.endsWith("/") ? r : r + "/", location.href).href;
   const fromQuery = new URLSearchParams(location.search).get("pkg");
-  if (fromQuery) roots.push(fromQuery);
-  const meta = doc.querySelector('meta[name="wasq-pkg"]');
-  if (meta) roots.push(...meta.content.split(/\s+/).filter(Boolean));
-  return roots.map((r) => new URL(r.endsWith("/") ? r : r + "/", location.href).href);
+  const meta = doc.querySelector('meta[name="wasq-pkg"]')?.content.split(/\s+/).filter(Boolean) ?? [];
+  const own = absolute("./");
+  return [...(fromQuery ? [absolute(fromQuery)] : []), ...meta.map(absolute).filter((r) => r !== own)];
 }
 
 /** Picks the browser entry from an `exports` map (string, conditions object, or "." subpath). */
@@ -47,15 +50,17 @@ export async function loadWasq(roots = packageRoots(), early = null) {
     const wasm = started?.wasm ?? fetch(new URL("wasq_bg.wasm", root));
     wasm.catch(() => {}); // a root that turns out wrong: its failed request is reported below
     let pkgJson;
+    let entry;
     try {
       const res = await (started?.pkg ?? fetch(new URL("package.json", root)));
       if (!res.ok) { tried.push(`${root} (${res.status})`); continue; }
       pkgJson = await res.json();
+      // Another package.json (a site's or a checkout's own, above the page) is not this package.
+      entry = new URL(browserEntry(pkgJson), root).href;
     } catch (e) {
       tried.push(`${root} (${e.message})`);
       continue;
     }
-    const entry = new URL(browserEntry(pkgJson), root).href;
     const mod = await import(entry);
     await mod.init(wasm);
     return { mod, root, entry, version: pkgJson.version };

@@ -13,6 +13,7 @@ export const MARKUP = `<main>
       <div class="scenario-head"><h2 id="scenario-title"></h2> <span id="scenario-progress" class="muted small"></span></div>
       <div class="scenario-body">
         <p id="scenario-caption" class="caption" aria-live="polite"></p>
+        <p id="scenario-expected" class="error expected" aria-live="polite" hidden></p>
         <div class="row scenario-buttons">
           <button id="scenario-next" class="primary" type="button">Next step</button>
           <button id="scenario-restart" type="button">Restart</button>

@@ -290,6 +290,10 @@ export class Playground {
     } catch (err) {
       call = Promise.reject(err);
     }
+    // Refused at once (a bad parameter): thrown from here, so that apply() reports it and returns
+    // it to a scenario step that expects it. A long poll refused later is reported when it is.
+    let answeredAtOnce = true;
+    let refused = null;
     const done = call.then(
       (out) => {
         consumer.pending--;
@@ -312,6 +316,10 @@ export class Playground {
       (err) => {
         consumer.pending--;
         consumer.result = "";
+        if (answeredAtOnce) {
+          refused = err;
+          return;
+        }
         this.#fail(`consumer:${this.consumers.indexOf(consumer)}`, err);
         this.changed();
       },
@@ -319,6 +327,8 @@ export class Playground {
     // A receive that can answer at once has answered before the next action runs; a long poll
     // stays pending and is resolved by the clock.
     await Promise.race([done, settle()]);
+    answeredAtOnce = false;
+    if (refused) throw refused;
   }
 
   /** The in-flight message a handle refers to, if that handle is still the live one. */

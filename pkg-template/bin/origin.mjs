@@ -170,6 +170,19 @@ export class OriginPolicy {
     return ["access-control-allow-origin", origin, "access-control-expose-headers", EXPOSED, "vary", "Origin"];
   }
 
+  /**
+   * CORS headers for a static file (the page's modules, the package's entry and its wasm), as an
+   * object: the grant for an allowed origin, so that a docs page on another loopback port can
+   * `import` the element (module scripts are fetched with CORS) and it can fetch the wasm; none for
+   * any other origin. `Vary: Origin` on every answer, so that a cache does not hand an answer
+   * made without the grant to a page that needs it (or one with it to a page that may not have it).
+   */
+  fileCorsHeaders(header) {
+    const origin = header("origin");
+    if (origin === undefined || !this.originAllowed(origin, header("host"))) return { vary: "Origin" };
+    return { "access-control-allow-origin": origin, vary: "Origin" };
+  }
+
   /** The headers of a 204 answer to an allowed preflight: what it asked for, granted. */
   preflightHeaders(header) {
     const headers = this.corsHeaders(header);

@@ -467,8 +467,9 @@ export async function startServer(options) {
         res.writeHead(incidents.failed ? 500 : closing ? 503 : 200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
         return res.end(req.method === "HEAD" ? undefined : text);
       }
-      if (path === "/pkg" || path.startsWith("/pkg/")) return serveFile(req, res, pkgRoot, path.slice(4) || "/");
-      if (www) return serveFile(req, res, www, path);
+      const cors = policy.fileCorsHeaders(header);
+      if (path === "/pkg" || path.startsWith("/pkg/")) return serveFile(req, res, pkgRoot, path.slice(4) || "/", cors);
+      if (www) return serveFile(req, res, www, path, cors);
       if (path === "/") {
         return plain(res, 200, "wasq serve: SQS endpoint (AWS JSON 1.0 and Query). No page directory was found; pass --www DIR.\n");
       }

@@ -92,9 +92,10 @@ function plain(res, status, text) {
 
 /**
  * Answer a GET/HEAD for `urlPath` (already stripped of its mount prefix, still percent-encoded)
- * from `root`. Never leaves `root`: `..` segments and encoded separators are refused.
+ * from `root`, with the response headers `cors` added. Never leaves `root`: `..` segments and
+ * encoded separators are refused.
  */
-export async function serveFile(req, res, root, urlPath) {
+export async function serveFile(req, res, root, urlPath, cors = {}) {
   let relative;
   try {
     relative = decodeURIComponent(urlPath);
@@ -129,6 +130,8 @@ export async function serveFile(req, res, root, urlPath) {
   };
   const compressible = COMPRESSIBLE.has(ext) && info.size <= MAX_COMPRESSED_SOURCE;
   if (compressible) headers.vary = "accept-encoding";
+  // The CORS grant (origin.mjs decides who gets one), on 304s too: a revalidated copy keeps it.
+  for (const [name, value] of Object.entries(cors)) headers[name] = name === "vary" && headers.vary ? `${headers.vary}, ${value}` : value;
   if (req.headers["if-none-match"]?.split(",").some((t) => t.trim() === etag)) {
     res.writeHead(304, headers);
     return res.end();

@@ -47,6 +47,34 @@ function timersOn(clock) {
   };
 }
 
+/**
+ * Resolve on a later turn of the host's event loop, so that timers and I/O run between receive
+ * rounds: a message released with visibility 0 is receivable at once (as in SQS), and every call
+ * the loop awaits can settle in microtasks, so without this a failing handler or a long queue
+ * would hold the loop forever. setImmediate (Node, Bun) and a MessageChannel message (browsers)
+ * are tasks without setTimeout's 4 ms clamp on nested timers; setTimeout serves the rest (workerd).
+ * Not scheduler.yield: its continuation runs ahead of other tasks, so timers would still starve.
+ */
+function nextTurn() {
+  const g = globalThis;
+  if (g.setImmediate) return new Promise((resolve) => g.setImmediate(resolve));
+  if (g.MessageChannel && g.document) {
+    // One channel for every consumer, each message waking the oldest waiter: a port with a
+    // listener stays alive while entangled, so a channel per turn would pile up ports.
+    if (!turns) {
+      turns = { channel: new MessageChannel(), waiting: [] };
+      turns.channel.port1.onmessage = () => turns.waiting.shift()();
+    }
+    return new Promise((resolve) => {
+      turns.waiting.push(resolve);
+      turns.channel.port2.postMessage(0);
+    });
+  }
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+/** The browsers' channel for nextTurn(), made on first use. */
+let turns = null;
+
 function checkSeconds(value, what, { min = 0, max = MAX_VISIBILITY } = {}) {
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new RangeError(`Consumer: ${what} must be an integer from ${min} to ${max}, got ${value}`);
@@ -266,10 +294,15 @@ export class Consumer {
   }
 
   async #poll() {
+    let rounds = 0;
     while (this.#running) {
       if (!this.#hasCapacity()) {
         await new Promise((resolve) => (this.#wake = resolve));
         continue;
+      }
+      if (rounds++ > 0) {
+        await nextTurn();
+        if (!this.#running) break;
       }
       const abort = new AbortController();
       this.#receiveAbort = abort;

@@ -307,3 +307,47 @@ test("the small things: the deadline names its queue, boxes clear on the next ac
   assert.equal(await free.isHidden("#queue-tabs"), true, "one queue: no tabs beside its name");
   assert.deepEqual([...page.problems, ...free.problems], []);
 });
+
+/**
+ * Each rendered box in `root` (a document, or the shadow root of `hostSelector`) that shows the
+ * SQS error `code`, with whether it lies inside the viewport. A box in a folded panel has no
+ * layout, so it is not counted.
+ */
+function errorShown([hostSelector, code]) {
+  const root = hostSelector ? document.querySelector(hostSelector).shadowRoot : document;
+  return [...root.querySelectorAll(".error")]
+    .filter((e) => e.textContent.includes(code) && e.getClientRects().length > 0 && getComputedStyle(e).visibility !== "hidden")
+    .map((e) => {
+      const b = e.getBoundingClientRect();
+      return { text: e.textContent, top: b.top, bottom: b.bottom, inView: b.top >= 0 && b.bottom <= innerHeight };
+    });
+}
+
+test("a step's expected SQS error is in view at 700×500 when the step runs, in ?embed and in the element", async () => {
+  const errorStep = AUTHOR_SCENARIO.steps.findIndex((s) => s.expectError);
+  const code = AUTHOR_SCENARIO.steps[errorStep].expectError;
+  const src = `data:application/json,${encodeURIComponent(JSON.stringify(AUTHOR_SCENARIO))}`;
+  const embed = await openPage(browser, server.url, `?embed&scenario-src=${encodeURIComponent(src)}&step=${errorStep - 1}`, { width: 700, height: 500 });
+  await embed.click("#scenario-next");
+  await settled(embed);
+  assert.equal(await embed.textContent("#scenario-progress"), `step ${errorStep + 1} of ${AUTHOR_SCENARIO.steps.length}`);
+  const inEmbed = await embed.evaluate(errorShown, [null, code]);
+  assert.ok(inEmbed.some((b) => b.inView), `?embed: the ${code} error in view: ${JSON.stringify(inEmbed)}`);
+  assert.equal(await embed.isHidden("#scenario-error"), true, "an expected error is not reported as a problem");
+  // Shown without pushing the lanes out of the compact embed.
+  const b = await embed.evaluate(stepBoxes);
+  assert.ok(b.cards.length > 0 && b.cards.every((c) => c.top >= 0 && c.bottom <= b.viewport.height), JSON.stringify(b.cards));
+  assert.ok(b.next.top >= 0 && b.next.bottom <= b.viewport.height, "Next in view");
+  await embed.screenshot({ path: join(ARTIFACTS, "embed-expected-error-700x500.png") });
+  assert.deepEqual(embed.problems, []);
+  await embed.context().close();
+
+  const page = await hostPage(700, 500, `<wasq-playground id="e" src="scenario.json" step="${errorStep - 1}"></wasq-playground>`);
+  await page.waitForSelector("#e[data-ready=true]");
+  await page.evaluate(() => document.querySelector("#e").playground.nextStep());
+  const inElement = await page.evaluate(errorShown, ["#e", code]);
+  assert.ok(inElement.some((b) => b.inView), `element: the ${code} error in view: ${JSON.stringify(inElement)}`);
+  await page.screenshot({ path: join(ARTIFACTS, "element-expected-error-700x500.png") });
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
