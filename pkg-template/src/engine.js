@@ -97,6 +97,19 @@ function stringArg(value, what) {
 /** The internal error that last restarted the wasm instance (see #stop). */
 let lastInternalError = null;
 
+// Seeds for engines given none, drawn from the platform's CSPRNG 64 at a time: the core drawing
+// its own cost a call out of the wasm into the crypto binding for every engine, and a test suite
+// makes one per test. Drawn at the first engine, never at module load, which workerd forbids.
+const seeds = new BigUint64Array(64);
+let seedsLeft = 0;
+function randomSeed() {
+  if (seedsLeft === 0) {
+    crypto.getRandomValues(seeds);
+    seedsLeft = seeds.length;
+  }
+  return seeds[--seedsLeft];
+}
+
 function closedError() {
   const err = new Error("the engine is closed");
   err.name = "EngineClosedError";
@@ -182,7 +195,7 @@ export class Engine {
     this.#storage = storage;
     this.#timers = timers !== false;
     const persist = storage !== null;
-    this.#coreOptions = { seed, region, accountId, defaultHost, standardInflightLimit, fifoInflightLimit, maxStoredBytes, persist };
+    this.#coreOptions = { seed: seed === undefined || seed === null ? randomSeed() : seed, region, accountId, defaultHost, standardInflightLimit, fifoInflightLimit, maxStoredBytes, persist };
     try {
       this.#core = this.#newCore();
     } catch (err) {
@@ -191,9 +204,10 @@ export class Engine {
       throw internalError(err);
     }
     // A rebuild after a failed commit must mint the same ids as the lost core would have.
-    this.#coreOptions.seed = this.#core.seed;
+    const coreSeed = this.#core.seed;
+    this.#coreOptions.seed = coreSeed;
     // Latency draws get their own stream of the seed, so turning latency on changes no id.
-    this.#latencyState = (BigInt(this.#core.seed) ^ 0x6c6174656e6379n) & U64;
+    this.#latencyState = (BigInt(coreSeed) ^ 0x6c6174656e6379n) & U64;
     try {
       // The settings in force as the core answers them (JSON text), or null when realism is off.
       this.#realism = JSON.parse(this.#core.setRealism(undefined, settingJson(realism), undefined, true) ?? "null");
@@ -366,7 +380,8 @@ export class Engine {
     if (this.#stopped !== null) return; // #stop did the rest
     this.#clearTimer();
     this.#unsubscribe?.();
-    this.#waiters.rejectAll(closedError());
+    // An error only for someone to receive it: one with its stack trace is most of a close().
+    if (this.#waiters.size > 0) this.#waiters.rejectAll(closedError());
     for (const watcher of [...this.#pollWatchers]) watcher.reject(closedError());
     this.#pollWatchers.clear();
     // Answers already computed still arrive; only their simulated network delay is cut short.
@@ -483,13 +498,19 @@ export class Engine {
   /**
    * With `durability === "full"` storage, resolves once everything committed so far is durable.
    * Every async answer (receiveMessage and both HTTP handlers) passes through here last, so this
-   * is also where realism latency holds it: the answer's trip back to the caller.
+   * is also where realism latency holds it: the answer's trip back to the caller. With neither
+   * (the usual test engine) there is nothing to wait for, and no promise is made: undefined.
    */
-  async [FLUSH]() {
+  [FLUSH]() {
+    const storage = this.#storage;
+    const durable = storage?.durability === "full" && typeof storage.flush === "function";
+    if (!durable && !this.#realism?.latency) return undefined;
+    return this.#flush(durable);
+  }
+
+  async #flush(durable) {
     await this.#latency();
-    if (this.#storage?.durability === "full" && typeof this.#storage.flush === "function") {
-      await this.#storage.flush();
-    }
+    if (durable) await this.#storage.flush();
   }
 
   #assertOpen() {

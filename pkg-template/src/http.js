@@ -180,7 +180,9 @@ export function createRequestHandler(engine, options = {}) {
   return {
     metadata: { handlerProtocol: "http/1.1" },
     async handle(request, { abortSignal } = {}) {
-      const flat = flatten(Object.entries(request.headers ?? {}));
+      const flat = [];
+      const sent = request.headers ?? {};
+      for (const name of Object.keys(sent)) flat.push(name, String(sent[name]));
       // The SDK's endpoint scheme (https: when no `endpoint` is given, the client's own AWS
       // endpoint), so that the queue URLs answered match it as SQS's do: with http:// ones the
       // SDK warns on every call that the QueueUrl differs from its endpoint.

@@ -62,6 +62,9 @@ test("without a seed each engine draws its own", () => {
     return e.sendMessage({ QueueUrl: url, MessageBody: "x" }).MessageId;
   };
   assert.notEqual(make(), make());
+  // Seeds are drawn in batches: engines past a batch's end still each get their own.
+  const ids = new Set(Array.from({ length: 200 }, make));
+  assert.equal(ids.size, 200);
 });
 
 test("peek shows messages and their state without receiving them", () => {
