@@ -15,6 +15,9 @@ import { describeFailure, isJson, serverFault, shuttingDown } from "./failures.m
 import { isLoopbackName, OriginPolicy } from "./origin.mjs";
 import { refusedBeforeBody } from "./precheck.mjs";
 import { precompress, serveFile } from "./static.mjs";
+
+/** What the page fetches first (www/loader.js), for the browser to fetch with the page. */
+const PAGE_PRELOADS = ["/pkg/wasq_bg.wasm", "/pkg/package.json"].map((p) => `<${p}>; rel=preload; as=fetch; crossorigin`).join(", ");
 import { ServerMetrics } from "./metrics.mjs";
 
 /**
@@ -469,7 +472,11 @@ export async function startServer(options) {
       }
       const cors = policy.fileCorsHeaders(header);
       if (path === "/pkg" || path.startsWith("/pkg/")) return serveFile(req, res, pkgRoot, path.slice(4) || "/", cors);
-      if (www) return serveFile(req, res, www, path, cors);
+      // The page's response names the package's wasm and package.json as preloads (a Link
+      // header: the browser asks for them on the response's headers, before any HTML is
+      // parsed). Only this server knows the package is at /pkg/: the page, which also ships in
+      // the package (and finds it at ../ there), cannot name one root for every layout.
+      if (www) return serveFile(req, res, www, path, path === "/" || path === "/index.html" ? { ...cors, link: PAGE_PRELOADS } : cors);
       if (path === "/") {
         return plain(res, 200, "wasq serve: SQS endpoint (AWS JSON 1.0 and Query). No page directory was found; pass --www DIR.\n");
       }

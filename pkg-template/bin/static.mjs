@@ -92,10 +92,10 @@ function plain(res, status, text) {
 
 /**
  * Answer a GET/HEAD for `urlPath` (already stripped of its mount prefix, still percent-encoded)
- * from `root`, with the response headers `cors` added. Never leaves `root`: `..` segments and
+ * from `root`, with the response headers `extra` added (the CORS grant, a page's preload links). Never leaves `root`: `..` segments and
  * encoded separators are refused.
  */
-export async function serveFile(req, res, root, urlPath, cors = {}) {
+export async function serveFile(req, res, root, urlPath, extra = {}) {
   let relative;
   try {
     relative = decodeURIComponent(urlPath);
@@ -131,7 +131,7 @@ export async function serveFile(req, res, root, urlPath, cors = {}) {
   const compressible = COMPRESSIBLE.has(ext) && info.size <= MAX_COMPRESSED_SOURCE;
   if (compressible) headers.vary = "accept-encoding";
   // The CORS grant (origin.mjs decides who gets one), on 304s too: a revalidated copy keeps it.
-  for (const [name, value] of Object.entries(cors)) headers[name] = name === "vary" && headers.vary ? `${headers.vary}, ${value}` : value;
+  for (const [name, value] of Object.entries(extra)) headers[name] = name === "vary" && headers.vary ? `${headers.vary}, ${value}` : value;
   if (req.headers["if-none-match"]?.split(",").some((t) => t.trim() === etag)) {
     res.writeHead(304, headers);
     return res.end();
