@@ -105,14 +105,19 @@ for (const [name, shot, base] of [
       await page.evaluate(() => document.querySelector("wasq-playground").playground.nextStep());
     }
     assert.equal(await inside("#scenario-caption"), scenario.steps.at(-1).caption);
-    // No step went wrong; the last one's expected error was answered, and is in view: the README's
-    // element opens the consumers' panels, where a receive's or a visibility change's error shows.
+    // No step went wrong; the last one's expected error was answered, and is shown under the
+    // step's caption (and in the consumer's panel the README's element opens).
     assert.equal(await page.evaluate(() => document.querySelector("wasq-playground").shadowRoot.querySelector("#scenario-error").hidden), true);
     const expected = scenario.steps.at(-1).expectError;
     assert.ok(expected, "the README's scenario ends on a step that shows an SQS error");
-    const shown = await page.evaluate((code) => [...document.querySelector("wasq-playground").shadowRoot.querySelectorAll(".error")]
+    const underCaption = await page.evaluate(() => {
+      const box = document.querySelector("wasq-playground").shadowRoot.querySelector("#scenario-expected");
+      return box.checkVisibility() ? box.textContent : null;
+    });
+    assert.ok(underCaption?.includes(expected), `the step's caption shows ${expected}`);
+    const shown = await page.evaluate((code) => [...document.querySelector("wasq-playground").shadowRoot.querySelectorAll(".error:not(#scenario-expected)")]
       .filter((e) => e.textContent.includes(code) && e.checkVisibility()).length, expected);
-    assert.equal(shown, 1, `one visible error box names ${expected}`);
+    assert.equal(shown, 1, `one consumer's error box names ${expected}`);
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, `docs-site-element-${shot}.png`), fullPage: true });
     assert.deepEqual(page.problems, []);
