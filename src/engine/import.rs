@@ -33,12 +33,12 @@
 
 use super::ids::{parse_uuid, uuid_text};
 use super::journal::RecordKey;
-use super::json_out::{string, Obj};
 use super::message::{Message, MessageExtra, MessageState};
 use super::queue::{DedupEntry, Removal};
 use super::records::codec;
 use super::Engine;
 use crate::error::SqsError;
+use crate::json_text::{string, Obj};
 use crate::model::MessageAttributes;
 use md5::{Digest, Md5};
 use serde_json::{Map, Value};
@@ -151,7 +151,7 @@ fn encoded(bytes: &[u8]) -> String {
         .ok()
         .and_then(|t| serde_json::from_str(t).ok())
         .unwrap_or_default();
-    super::json_out::value_text(&value)
+    crate::json_text::value_text(&value)
 }
 
 /// One exported message, members in byte order of their names.
@@ -423,7 +423,7 @@ impl Engine {
         let mut out = String::new();
         let mut o = Obj::new(&mut out);
         o.u64("Imported", imported);
-        super::json_out::list(o.member("Skipped"), &skipped, |out, id| string(out, id));
+        crate::json_text::list(o.member("Skipped"), &skipped, |out, id| string(out, id));
         o.end();
         Ok(out)
     }

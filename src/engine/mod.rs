@@ -12,7 +12,6 @@ pub(crate) mod ids;
 mod import;
 mod journal;
 mod json_in;
-pub(crate) mod json_out;
 mod message;
 mod metrics;
 mod move_tasks;
@@ -331,7 +330,7 @@ impl Engine {
 
     /// `dispatch` answering JSON text: compact, members in byte order of their names, exactly
     /// what the `Value` that `dispatch` answers prints as. Every action writes its answer
-    /// through the crate's JSON writer (`json_out`); none builds a `Value`.
+    /// through the crate's JSON writer (`json_text`); none builds a `Value`.
     pub fn dispatch_text(
         &mut self,
         now: u64,

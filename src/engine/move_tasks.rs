@@ -3,7 +3,6 @@
 
 use super::ids::{format_uuid, parse_uuid, IdKeys};
 use super::journal::RecordKey;
-use super::json_out::{list, one_str, Obj};
 use super::message::Message;
 use super::queue::Removal;
 use super::requests::{
@@ -12,6 +11,7 @@ use super::requests::{
 use super::{int_in_range, Engine};
 use crate::error::{invalid_value, SqsError};
 use crate::events::EventKind;
+use crate::json_text::{list, one_str, Obj};
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -207,7 +207,7 @@ impl Engine {
             .take(max)
             .collect();
         if results.is_empty() {
-            return Ok(super::json_out::empty());
+            return Ok(crate::json_text::empty());
         }
         let mut out = String::new();
         let mut o = Obj::new(&mut out);

@@ -2,13 +2,13 @@
 
 use super::attributes::{QueueAttributes, Touched, ALL_NAMES};
 use super::journal::RecordKey;
-use super::json_out::{empty, list, one_str, str_map, string, Obj};
 use super::queue::{Queue, Removal};
 use super::requests::*;
 use super::{Engine, QUEUE_REUSE_WAIT_MS};
 use crate::context::CallContext;
 use crate::error::{invalid_value, queue_name_exists, unknown_attribute, SqsError};
 use crate::events::EventKind;
+use crate::json_text::{empty, list, one_str, str_map, string, Obj};
 use crate::validate;
 use base64::Engine as _;
 use serde_json::{Map, Value};
@@ -578,7 +578,7 @@ impl Engine {
         statement.insert("Resource".into(), Value::String(arn));
         statements.push(Value::Object(statement));
         policy["Statement"] = Value::Array(statements);
-        let text = super::json_out::value_text(&policy);
+        let text = crate::json_text::value_text(&policy);
         super::attributes::check_policy_size(&text)?;
         let q = self.queue_mut(uid)?;
         q.attrs.policy = Some(text);
@@ -618,7 +618,7 @@ impl Engine {
             q.attrs.policy = None;
         } else {
             policy["Statement"] = Value::Array(kept);
-            q.attrs.policy = Some(super::json_out::value_text(&policy));
+            q.attrs.policy = Some(crate::json_text::value_text(&policy));
         }
         q.modified_at = now;
         self.journal.touch(RecordKey::Queue(uid));

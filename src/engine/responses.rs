@@ -5,10 +5,10 @@
 //! one encoder per response instead of two.
 
 pub use super::ids::{ReceiptHandleText, UuidText};
-use super::json_out::{list, string, Obj};
 pub use super::values::{Md5Digest, MessageId};
 pub use crate::digest::Md5Text;
 use crate::error::SqsError;
+use crate::json_text::{list, string, Obj};
 use crate::maps::SortedMap;
 use crate::model::{MessageAttributeValue, MessageAttributes};
 use base64::Engine as _;

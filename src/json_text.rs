@@ -1,4 +1,6 @@
-//! Writing JSON straight into text: the AWS JSON 1.0 responses and the durable records.
+//! Writing JSON straight into text: a generic writer, neither SQS's wire protocol nor the
+//! engine. Its users are the AWS JSON 1.0 responses (`protocol/`), the journal's records
+//! (`engine/records*`), and the engine's own JSON views (peek, events, metrics).
 //!
 //! The output is byte-identical to serde_json's compact output of the same value: no whitespace,
 //! strings escaped as serde_json escapes them. Callers write members in the order the format
