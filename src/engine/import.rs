@@ -4,7 +4,7 @@
 //! header, sender). A host that spreads one queue over several engines (the edge's partition
 //! objects) needs this to put a dead-lettered message where its group lives.
 //!
-//! Not an SQS action: `Engine::dispatch` and the protocol layer never reach it (only
+//! Not an SQS action: the protocol layer's dispatch never reaches it (only
 //! `Engine::internal`, which a host calls directly). Three operations; the two that change
 //! something leave durable records like any other call:
 //! - `ExportMessages {QueueUrl, MaxNumberOfMessages?, VisibilityTimeout?}`: visible messages with
@@ -58,8 +58,8 @@ const MAX_VISIBILITY_S: u64 = 43_200;
 
 /// A message as it travels between engines: `{MessageId, Body, MessageAttributes?, Extra?,
 /// SentTimestamp, ReceiveCount, FirstReceiveTimestamp}`, attributes and extra in the record
-/// encoding. Read by hand from a `Value` (as `params.rs` does), not by a derived `Deserialize`,
-/// which would add a visitor per type to the wasm.
+/// encoding. Read by hand from a `Value` (as `protocol/aws_json/params.rs` does), not by a
+/// derived `Deserialize`, which would add a visitor per type to the wasm.
 struct Transferred {
     id: u128,
     message_id: String,
@@ -213,7 +213,8 @@ fn bounded<'a>(p: &'a Map<String, Value>, name: &str) -> Result<&'a [Value], Sqs
 impl Engine {
     /// Run one internal operation (see the module comment) with JSON parameters; JSON text out.
     pub fn internal(&mut self, now: u64, op: &str, params: &str) -> Result<String, SqsError> {
-        let params = super::read_json_params(params)?;
+        let params: Value =
+            serde_json::from_str(params).map_err(|e| SqsError::Serialization(e.to_string()))?;
         let now = self.advance(now);
         match op {
             "ExportMessages" => self.export_messages(now, &params),

@@ -95,7 +95,7 @@ fn not_found(parameter: &str) -> SqsError {
 }
 
 impl Engine {
-    pub(super) fn start_message_move_task(
+    pub(crate) fn start_message_move_task(
         &mut self,
         now: u64,
         req: StartMessageMoveTaskRequest,
@@ -182,7 +182,7 @@ impl Engine {
         Ok(one_str("TaskHandle", &handle))
     }
 
-    pub(super) fn list_message_move_tasks(
+    pub(crate) fn list_message_move_tasks(
         &mut self,
         req: ListMessageMoveTasksRequest,
     ) -> Result<String, SqsError> {
@@ -219,7 +219,7 @@ impl Engine {
         Ok(out)
     }
 
-    pub(super) fn cancel_message_move_task(
+    pub(crate) fn cancel_message_move_task(
         &mut self,
         now: u64,
         req: CancelMessageMoveTaskRequest,

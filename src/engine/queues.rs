@@ -17,7 +17,7 @@ const PURGE_WAIT_MS: u64 = 60_000;
 const MAX_TAGS: usize = 50;
 
 impl Engine {
-    pub(super) fn create_queue(
+    pub(crate) fn create_queue(
         &mut self,
         now: u64,
         ctx: &CallContext,
@@ -142,7 +142,7 @@ impl Engine {
         Ok(())
     }
 
-    pub(super) fn delete_queue(
+    pub(crate) fn delete_queue(
         &mut self,
         now: u64,
         req: QueueUrlRequest,
@@ -187,7 +187,7 @@ impl Engine {
         }
     }
 
-    pub(super) fn get_queue_url(
+    pub(crate) fn get_queue_url(
         &mut self,
         ctx: &CallContext,
         req: GetQueueUrlRequest,
@@ -206,7 +206,7 @@ impl Engine {
         Ok(one_str("QueueUrl", &self.url(ctx, &name)))
     }
 
-    pub(super) fn list_queues(
+    pub(crate) fn list_queues(
         &mut self,
         ctx: &CallContext,
         req: ListQueuesRequest,
@@ -229,7 +229,7 @@ impl Engine {
         Ok(out)
     }
 
-    pub(super) fn list_dead_letter_source_queues(
+    pub(crate) fn list_dead_letter_source_queues(
         &mut self,
         ctx: &CallContext,
         req: ListDeadLetterSourceQueuesRequest,
@@ -264,7 +264,7 @@ impl Engine {
         list(out, names, |out, n| string(out, &self.url(ctx, n)));
     }
 
-    pub(super) fn get_queue_attributes(
+    pub(crate) fn get_queue_attributes(
         &mut self,
         _now: u64,
         req: GetQueueAttributesRequest,
@@ -314,7 +314,7 @@ impl Engine {
         })
     }
 
-    pub(super) fn set_queue_attributes(
+    pub(crate) fn set_queue_attributes(
         &mut self,
         now: u64,
         req: SetQueueAttributesRequest,
@@ -364,7 +364,7 @@ impl Engine {
         }
     }
 
-    pub(super) fn tag_queue(&mut self, now: u64, req: TagQueueRequest) -> Result<String, SqsError> {
+    pub(crate) fn tag_queue(&mut self, now: u64, req: TagQueueRequest) -> Result<String, SqsError> {
         let uid = self.required_url(&req.queue_url)?;
         let tags = req
             .tags
@@ -385,7 +385,7 @@ impl Engine {
         Ok(empty())
     }
 
-    pub(super) fn untag_queue(
+    pub(crate) fn untag_queue(
         &mut self,
         _now: u64,
         req: UntagQueueRequest,
@@ -408,7 +408,7 @@ impl Engine {
         Ok(empty())
     }
 
-    pub(super) fn list_queue_tags(&mut self, req: QueueUrlRequest) -> Result<String, SqsError> {
+    pub(crate) fn list_queue_tags(&mut self, req: QueueUrlRequest) -> Result<String, SqsError> {
         let uid = self.required_url(&req.queue_url)?;
         let q = self.queue(uid)?;
         if q.tags.is_empty() {
@@ -421,7 +421,7 @@ impl Engine {
         Ok(out)
     }
 
-    pub(super) fn purge_queue(
+    pub(crate) fn purge_queue(
         &mut self,
         now: u64,
         req: QueueUrlRequest,
@@ -452,7 +452,7 @@ impl Engine {
         Ok(empty())
     }
 
-    pub(super) fn add_permission(
+    pub(crate) fn add_permission(
         &mut self,
         now: u64,
         req: AddPermissionRequest,
@@ -587,7 +587,7 @@ impl Engine {
         Ok(empty())
     }
 
-    pub(super) fn remove_permission(
+    pub(crate) fn remove_permission(
         &mut self,
         now: u64,
         req: RemovePermissionRequest,

@@ -17,6 +17,7 @@
 //!                              Dispatch::dispatch ──► JSON body / XML (xml.rs)
 //! ```
 
+pub mod aws_json;
 pub mod json;
 pub mod query;
 pub mod query_json;

@@ -12,7 +12,7 @@
 //! the realism throttle's partition there), `MessageAttributes` / `MessageSystemAttributes`, and
 //! `\u` escapes in strings. Without unknown members nesting is bounded by the request shapes: no depth limit.
 
-use super::requests::{
+use crate::engine::requests::{
     ReceiptBatchRequest, ReceiptRequest, ReceiveMessageRequest, SendMessageBatchRequest,
     SendMessageRequest,
 };
