@@ -171,11 +171,7 @@ impl RedriveAllowPolicy {
         let mut o = crate::json_text::Obj::new(&mut out);
         o.str("redrivePermission", &self.permission);
         if self.permission == "byQueue" {
-            crate::json_text::list(
-                o.member("sourceQueueArns"),
-                &self.source_queue_arns,
-                |out, arn| crate::json_text::string(out, arn),
-            );
+            crate::json_text::str_list(o.member("sourceQueueArns"), &self.source_queue_arns);
         }
         o.end();
         out

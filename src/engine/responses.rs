@@ -182,3 +182,24 @@ impl ReceivedMessage {
 pub struct ReceiveMessageResponse {
     pub messages: Vec<ReceivedMessage>,
 }
+
+/// CreateQueue's and GetQueueUrl's result.
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct QueueUrlResponse {
+    pub queue_url: String,
+}
+
+/// StartMessageMoveTask's result.
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StartMessageMoveTaskResponse {
+    pub task_handle: String,
+}
+
+/// CancelMessageMoveTask's result.
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CancelMessageMoveTaskResponse {
+    pub approximate_number_of_messages_moved: u64,
+}

@@ -91,7 +91,7 @@ fn throttle_keys(params: &Map<String, Value>) -> (Option<&str>, Option<&str>) {
 
 /// A typed response's JSON text.
 fn text<R: JsonResponse>(r: Result<R, SqsError>) -> Result<String, SqsError> {
-    r.map(|r| r.to_json())
+    r.map(|r| responses::to_json(&r))
 }
 
 /// Read the action's request from its parameters and run it (the engine has begun the call).
@@ -103,18 +103,18 @@ fn run(
     params: &Map<String, Value>,
 ) -> Result<String, SqsError> {
     match action {
-        "CreateQueue" => e.create_queue(now, ctx, parse(params)?),
-        "DeleteQueue" => e.delete_queue(now, parse(params)?),
-        "GetQueueUrl" => e.get_queue_url(ctx, parse(params)?),
+        "CreateQueue" => text(e.create_queue(now, ctx, parse(params)?)),
+        "DeleteQueue" => text(e.delete_queue(now, parse(params)?)),
+        "GetQueueUrl" => text(e.get_queue_url(ctx, parse(params)?)),
         "ListQueues" => e.list_queues(ctx, parse(params)?),
         "GetQueueAttributes" => e.get_queue_attributes(now, parse(params)?),
-        "SetQueueAttributes" => e.set_queue_attributes(now, parse(params)?),
-        "TagQueue" => e.tag_queue(now, parse(params)?),
-        "UntagQueue" => e.untag_queue(now, parse(params)?),
+        "SetQueueAttributes" => text(e.set_queue_attributes(now, parse(params)?)),
+        "TagQueue" => text(e.tag_queue(now, parse(params)?)),
+        "UntagQueue" => text(e.untag_queue(now, parse(params)?)),
         "ListQueueTags" => e.list_queue_tags(parse(params)?),
-        "PurgeQueue" => e.purge_queue(now, parse(params)?),
-        "AddPermission" => e.add_permission(now, parse(params)?),
-        "RemovePermission" => e.remove_permission(now, parse(params)?),
+        "PurgeQueue" => text(e.purge_queue(now, parse(params)?)),
+        "AddPermission" => text(e.add_permission(now, parse(params)?)),
+        "RemovePermission" => text(e.remove_permission(now, parse(params)?)),
         "SendMessage" => text(e.run_send_message(now, ctx, &parse(params)?)),
         "SendMessageBatch" => text(e.run_send_message_batch(now, ctx, &parse(params)?)),
         "ReceiveMessage" => text(e.run_receive_message(now, &parse(params)?)),
@@ -125,9 +125,9 @@ fn run(
             text(e.run_change_message_visibility_batch(now, &parse(params)?))
         }
         "ListDeadLetterSourceQueues" => e.list_dead_letter_source_queues(ctx, parse(params)?),
-        "StartMessageMoveTask" => e.start_message_move_task(now, parse(params)?),
+        "StartMessageMoveTask" => text(e.start_message_move_task(now, parse(params)?)),
         "ListMessageMoveTasks" => e.list_message_move_tasks(parse(params)?),
-        "CancelMessageMoveTask" => e.cancel_message_move_task(now, parse(params)?),
+        "CancelMessageMoveTask" => text(e.cancel_message_move_task(now, parse(params)?)),
         _ => Err(SqsError::UnknownOperation(format!(
             "The action {action} is not valid for this endpoint."
         ))),

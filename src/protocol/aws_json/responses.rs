@@ -6,10 +6,11 @@
 //! `Value`, so the entry points cannot drift apart and the wasm carries one encoder per response.
 
 use crate::engine::responses::{
-    BatchResponse, BatchResultErrorEntry, DeleteMessageBatchResponse, EmptyResponse,
-    ReceiveMessageResponse, ReceivedMessage, SendMessageBatchResponse, SendMessageResponse,
+    BatchResponse, BatchResultErrorEntry, CancelMessageMoveTaskResponse,
+    DeleteMessageBatchResponse, EmptyResponse, QueueUrlResponse, ReceiveMessageResponse,
+    ReceivedMessage, SendMessageBatchResponse, SendMessageResponse, StartMessageMoveTaskResponse,
 };
-use crate::json_text::{list, string, Obj};
+use crate::json_text::{list, str_list, string, Obj};
 use crate::model::MessageAttributeValue;
 use base64::Engine as _;
 
@@ -23,13 +24,14 @@ pub trait JsonResponse {
     fn size_hint(&self) -> usize {
         128
     }
+}
 
-    /// The response's JSON text.
-    fn to_json(&self) -> String {
-        let mut out = String::with_capacity(self.size_hint());
-        self.write_json(&mut out);
-        out
-    }
+/// A response's JSON text. Through `dyn`, so that the wasm carries this once rather than once
+/// for every response type.
+pub fn to_json(r: &dyn JsonResponse) -> String {
+    let mut out = String::with_capacity(r.size_hint());
+    r.write_json(&mut out);
+    out
 }
 
 /// `{}`.
@@ -195,12 +197,31 @@ fn write_attribute(out: &mut String, v: &MessageAttributeValue) {
     }
     o.str("DataType", &v.data_type);
     if !v.string_list_values.is_empty() {
-        list(
-            o.member("StringListValues"),
-            &v.string_list_values,
-            |out, s| string(out, s),
-        );
+        str_list(o.member("StringListValues"), &v.string_list_values);
     }
     o.opt("StringValue", v.string_value.as_deref());
     o.end();
+}
+
+impl JsonResponse for QueueUrlResponse {
+    fn write_json(&self, out: &mut String) {
+        Obj::new(out).str("QueueUrl", &self.queue_url).end();
+    }
+}
+
+impl JsonResponse for StartMessageMoveTaskResponse {
+    fn write_json(&self, out: &mut String) {
+        Obj::new(out).str("TaskHandle", &self.task_handle).end();
+    }
+}
+
+impl JsonResponse for CancelMessageMoveTaskResponse {
+    fn write_json(&self, out: &mut String) {
+        Obj::new(out)
+            .u64(
+                "ApproximateNumberOfMessagesMoved",
+                self.approximate_number_of_messages_moved,
+            )
+            .end();
+    }
 }
