@@ -4,7 +4,7 @@
 //! moves from it, and tests assert on it. Events are not persisted: they describe what happened
 //! in this process, not what is stored.
 
-use crate::engine::json_out::{list, Obj};
+use crate::json_text::{list, Obj};
 use serde::Serialize;
 
 /// One state transition of a queue or a message.

@@ -24,6 +24,7 @@ pub mod engine;
 pub mod error;
 pub mod events;
 mod hex;
+mod json_text;
 pub mod maps;
 pub mod model;
 pub mod protocol;

@@ -18,6 +18,7 @@ use crate::engine::responses::{
 use crate::engine::{Engine, EngineConfig, RestoreError};
 use crate::error::SqsError;
 use crate::events::Event;
+use crate::protocol::aws_json;
 /// One region's records, its prefix taken off the keys.
 type Records<'a> = Vec<(&'a str, &'a [u8])>;
 
@@ -165,13 +166,13 @@ impl Service {
         let url = params.get("QueueUrl").and_then(serde_json::Value::as_str);
         let routed = self.routed(ctx, url);
         let ctx = routed.as_ref().unwrap_or(ctx);
-        self.engine_of(ctx).dispatch(now, ctx, action, params)
+        aws_json::dispatch(self.engine_of(ctx), now, ctx, action, params)
     }
 
     /// `dispatch` with JSON text in and out, without a `serde_json::Value` on the way for the
     /// message actions: byte for byte what `dispatch(now, ctx, action,
-    /// engine::read_json_params(params_json)?)` and `to_string()` give (see
-    /// [`Engine::dispatch_json`]).
+    /// aws_json::read_json_params(params_json)?)` and `to_string()` give (see
+    /// [`aws_json::dispatch_json`]).
     pub fn dispatch_json(
         &mut self,
         now: u64,
@@ -181,12 +182,11 @@ impl Service {
     ) -> Result<String, SqsError> {
         let routed = self.routed_json(ctx, params_json);
         let ctx = routed.as_ref().unwrap_or(ctx);
-        self.engine_of(ctx)
-            .dispatch_json(now, ctx, action, params_json)
+        aws_json::dispatch_json(self.engine_of(ctx), now, ctx, action, params_json)
     }
 
     /// `dispatch_json` with the host's own reading of text the fast path does not take (see
-    /// [`Engine::dispatch_json_with`]).
+    /// [`aws_json::dispatch_json_with`]).
     pub fn dispatch_json_with(
         &mut self,
         now: u64,
@@ -197,8 +197,7 @@ impl Service {
     ) -> Result<String, SqsError> {
         let routed = self.routed_json(ctx, params_json);
         let ctx = routed.as_ref().unwrap_or(ctx);
-        self.engine_of(ctx)
-            .dispatch_json_with(now, ctx, action, params_json, read)
+        aws_json::dispatch_json_with(self.engine_of(ctx), now, ctx, action, params_json, read)
     }
 
     /// An internal operation (not an SQS action; see `engine/import.rs`) in the call's region.

@@ -1,12 +1,13 @@
 //! `Service::dispatch_json` answers byte for byte what `Service::dispatch` answers for the same
-//! JSON text (read with `engine::read_json_params`, printed with `to_string`), for valid calls
+//! JSON text (read with `aws_json::read_json_params`, printed with `to_string`), for valid calls
 //! and every kind of invalid one, and leaves the same state behind (changes and events).
 
 mod common;
 
 use common::{assert_transcript, handles};
 use serde_json::Value;
-use wasq::engine::{read_json_params, surrogates, MESSAGE_ACTIONS};
+use wasq::engine::MESSAGE_ACTIONS;
+use wasq::protocol::aws_json::{read_json_params, surrogates};
 use wasq::{CallContext, EngineConfig, Realism, Service, Throttling};
 
 const NOW: u64 = 1_700_000_000_000;
@@ -38,7 +39,7 @@ impl Pair {
     fn call(&mut self, now: u64, action: &str, text: &str) -> Result<String, String> {
         let ctx = CallContext::default();
         // A `Value` holds no lone surrogate: the Value path gets such a text as `dispatch_json`
-        // runs it (engine/surrogates.rs), each lone one as U+FFFF and named in the answer.
+        // runs it (protocol/aws_json/surrogates.rs), each lone one as U+FFFF and named in the answer.
         let lone = surrogates::lone_surrogates(text)
             .filter(|(_, repaired)| read_json_params(repaired).is_ok());
         let a = match &lone {
@@ -686,7 +687,7 @@ fn transcript(answers: &[(String, Result<String, String>)]) -> String {
     out
 }
 
-/// The management actions write their answers as JSON text (`Engine::dispatch_text`), not
+/// The management actions write their answers as JSON text (`aws_json::dispatch_text`), not
 /// through a `serde_json::Value`. Every answer must be what the `Value` path printed: compact,
 /// members in byte order of their names, each once. So each text is checked against its own
 /// `Value` (read back and printed again), against `dispatch`'s `Value` (the `Pair`), and, byte

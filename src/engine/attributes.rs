@@ -60,7 +60,7 @@ pub(crate) struct RedrivePolicy {
 impl RedrivePolicy {
     fn render(&self) -> String {
         let mut out = String::new();
-        super::json_out::Obj::new(&mut out)
+        crate::json_text::Obj::new(&mut out)
             .str("deadLetterTargetArn", &self.dead_letter_target_arn)
             .u64("maxReceiveCount", u64::from(self.max_receive_count))
             .end();
@@ -91,7 +91,7 @@ impl RedrivePolicy {
         let count_text = match count {
             serde_json::Value::Number(n) => n.to_string(),
             serde_json::Value::String(s) => s.clone(),
-            other => super::json_out::value_text(other),
+            other => crate::json_text::value_text(other),
         };
         let n: i64 = count_text.trim().parse().map_err(|_| {
             bad(&format!(
@@ -168,14 +168,10 @@ impl RedriveAllowPolicy {
 
     fn render(&self) -> String {
         let mut out = String::new();
-        let mut o = super::json_out::Obj::new(&mut out);
+        let mut o = crate::json_text::Obj::new(&mut out);
         o.str("redrivePermission", &self.permission);
         if self.permission == "byQueue" {
-            super::json_out::list(
-                o.member("sourceQueueArns"),
-                &self.source_queue_arns,
-                |out, arn| super::json_out::string(out, arn),
-            );
+            crate::json_text::str_list(o.member("sourceQueueArns"), &self.source_queue_arns);
         }
         o.end();
         out

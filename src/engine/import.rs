@@ -4,7 +4,7 @@
 //! header, sender). A host that spreads one queue over several engines (the edge's partition
 //! objects) needs this to put a dead-lettered message where its group lives.
 //!
-//! Not an SQS action: `Engine::dispatch` and the protocol layer never reach it (only
+//! Not an SQS action: the protocol layer's dispatch never reaches it (only
 //! `Engine::internal`, which a host calls directly). Three operations; the two that change
 //! something leave durable records like any other call:
 //! - `ExportMessages {QueueUrl, MaxNumberOfMessages?, VisibilityTimeout?}`: visible messages with
@@ -33,12 +33,12 @@
 
 use super::ids::{parse_uuid, uuid_text};
 use super::journal::RecordKey;
-use super::json_out::{string, Obj};
 use super::message::{Message, MessageExtra, MessageState};
 use super::queue::{DedupEntry, Removal};
 use super::records::codec;
 use super::Engine;
 use crate::error::SqsError;
+use crate::json_text::{string, Obj};
 use crate::model::MessageAttributes;
 use md5::{Digest, Md5};
 use serde_json::{Map, Value};
@@ -58,8 +58,8 @@ const MAX_VISIBILITY_S: u64 = 43_200;
 
 /// A message as it travels between engines: `{MessageId, Body, MessageAttributes?, Extra?,
 /// SentTimestamp, ReceiveCount, FirstReceiveTimestamp}`, attributes and extra in the record
-/// encoding. Read by hand from a `Value` (as `params.rs` does), not by a derived `Deserialize`,
-/// which would add a visitor per type to the wasm.
+/// encoding. Read by hand from a `Value` (as `protocol/aws_json/params.rs` does), not by a
+/// derived `Deserialize`, which would add a visitor per type to the wasm.
 struct Transferred {
     id: u128,
     message_id: String,
@@ -151,7 +151,7 @@ fn encoded(bytes: &[u8]) -> String {
         .ok()
         .and_then(|t| serde_json::from_str(t).ok())
         .unwrap_or_default();
-    super::json_out::value_text(&value)
+    crate::json_text::value_text(&value)
 }
 
 /// One exported message, members in byte order of their names.
@@ -213,7 +213,8 @@ fn bounded<'a>(p: &'a Map<String, Value>, name: &str) -> Result<&'a [Value], Sqs
 impl Engine {
     /// Run one internal operation (see the module comment) with JSON parameters; JSON text out.
     pub fn internal(&mut self, now: u64, op: &str, params: &str) -> Result<String, SqsError> {
-        let params = super::read_json_params(params)?;
+        let params: Value =
+            serde_json::from_str(params).map_err(|e| SqsError::Serialization(e.to_string()))?;
         let now = self.advance(now);
         match op {
             "ExportMessages" => self.export_messages(now, &params),
@@ -423,7 +424,7 @@ impl Engine {
         let mut out = String::new();
         let mut o = Obj::new(&mut out);
         o.u64("Imported", imported);
-        super::json_out::list(o.member("Skipped"), &skipped, |out, id| string(out, id));
+        crate::json_text::list(o.member("Skipped"), &skipped, |out, id| string(out, id));
         o.end();
         Ok(out)
     }

@@ -8,8 +8,8 @@
 //! any Prometheus counter they start again from zero when the process does, which scrapers
 //! handle as a reset.
 
-use super::json_out::{push_u64, string};
 use super::Engine;
+use crate::json_text::{push_u64, string};
 
 /// What happened to one queue's messages since the engine started (`Queue::counters`), indexed
 /// by the constants below.

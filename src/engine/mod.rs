@@ -11,12 +11,9 @@ mod attributes;
 pub(crate) mod ids;
 mod import;
 mod journal;
-mod json_in;
-pub(crate) mod json_out;
 mod message;
 mod metrics;
 mod move_tasks;
-mod params;
 mod peek;
 mod queue;
 pub mod queue_url;
@@ -28,8 +25,6 @@ pub mod requests;
 pub mod responses;
 mod send;
 mod stored;
-#[doc(hidden)]
-pub mod surrogates;
 mod values;
 mod visibility;
 
@@ -41,13 +36,11 @@ use crate::maps::SortedMap;
 use ids::IdKeys;
 use journal::Journal;
 use move_tasks::MoveTask;
-use params::parse;
 use queue::Queue;
 use rustc_hash::FxHashMap;
-use serde_json::Value;
 use std::collections::BTreeSet;
 
-pub use api::{read_json_params, MESSAGE_ACTIONS};
+pub use api::MESSAGE_ACTIONS;
 pub use attributes::settable_attributes;
 pub use realism::{group_partition, Realism, SettingError, Throttling};
 pub use records::{RestoreError, FORMAT_VERSION};
@@ -197,25 +190,22 @@ impl Engine {
             .map_or(&self.realism, |(_, r)| r)
     }
 
-    /// `throttle` for a call given as JSON parameters, before they are read: a member of the
-    /// wrong type is then no URL or no group, and the call is counted (or refused) as such.
-    fn throttle_params(
+    /// The start of every action the protocol layer runs: apply what fell due, then count a
+    /// message action against realism throttling. `url` and `group` are what the caller found
+    /// in the request before its members were checked: a member of the wrong type is then no URL
+    /// or no group, and the call is counted (or refused) as such.
+    pub(crate) fn begin(
         &mut self,
         now: u64,
-        action: &'static str,
-        params: &serde_json::Map<String, Value>,
-    ) -> Result<(), SqsError> {
-        let url = params.get("QueueUrl").and_then(Value::as_str);
-        let group = params
-            .get("MessageGroupId")
-            .or_else(|| {
-                params
-                    .get("Entries")
-                    .and_then(|e| e.get(0))
-                    .and_then(|e| e.get("MessageGroupId"))
-            })
-            .and_then(Value::as_str);
-        self.throttle(now, action, url, group)
+        action: &str,
+        url: Option<&str>,
+        group: Option<&str>,
+    ) -> Result<u64, SqsError> {
+        let now = self.advance(now);
+        if let Some(a) = api::MESSAGE_ACTIONS.iter().find(|a| **a == action) {
+            self.throttle(now, a, url, group)?;
+        }
+        Ok(now)
     }
 
     /// Realism throttling: refuse the call when its quota for this second is used up. `group`
@@ -312,80 +302,6 @@ impl Engine {
     /// The configuration the engine runs with.
     pub fn config(&self) -> &EngineConfig {
         &self.config
-    }
-
-    /// Run one SQS action with its AWS JSON 1.0 parameters; the AWS JSON 1.0 response.
-    ///
-    /// [`Engine::dispatch_text`]'s answer read back into a `Value`: the answers are written as
-    /// text only, so both entry points give the same bytes by construction.
-    pub fn dispatch(
-        &mut self,
-        now: u64,
-        ctx: &CallContext,
-        action: &str,
-        params: Value,
-    ) -> Result<Value, SqsError> {
-        self.dispatch_text(now, ctx, action, params)
-            .map(|text| serde_json::from_str(&text).unwrap_or_default())
-    }
-
-    /// `dispatch` answering JSON text: compact, members in byte order of their names, exactly
-    /// what the `Value` that `dispatch` answers prints as. Every action writes its answer
-    /// through the crate's JSON writer (`json_out`); none builds a `Value`.
-    pub fn dispatch_text(
-        &mut self,
-        now: u64,
-        ctx: &CallContext,
-        action: &str,
-        params: Value,
-    ) -> Result<String, SqsError> {
-        let params = match params {
-            Value::Null => Default::default(),
-            Value::Object(map) => map,
-            _ => {
-                return Err(SqsError::Serialization(
-                    "Start of structure or map expected.".into(),
-                ))
-            }
-        };
-        let now = self.advance(now);
-        if let Some(a) = api::MESSAGE_ACTIONS.iter().find(|a| **a == action) {
-            self.throttle_params(now, a, &params)?;
-        }
-        match action {
-            "CreateQueue" => self.create_queue(now, ctx, parse(&params)?),
-            "DeleteQueue" => self.delete_queue(now, parse(&params)?),
-            "GetQueueUrl" => self.get_queue_url(ctx, parse(&params)?),
-            "ListQueues" => self.list_queues(ctx, parse(&params)?),
-            "GetQueueAttributes" => self.get_queue_attributes(now, parse(&params)?),
-            "SetQueueAttributes" => self.set_queue_attributes(now, parse(&params)?),
-            "TagQueue" => self.tag_queue(now, parse(&params)?),
-            "UntagQueue" => self.untag_queue(now, parse(&params)?),
-            "ListQueueTags" => self.list_queue_tags(parse(&params)?),
-            "PurgeQueue" => self.purge_queue(now, parse(&params)?),
-            "AddPermission" => self.add_permission(now, parse(&params)?),
-            "RemovePermission" => self.remove_permission(now, parse(&params)?),
-            "SendMessage" => text(self.run_send_message(now, ctx, &parse(&params)?)),
-            "SendMessageBatch" => text(self.run_send_message_batch(now, ctx, &parse(&params)?)),
-            "ReceiveMessage" => text(self.run_receive_message(now, &parse(&params)?)),
-            "DeleteMessage" => text(self.run_delete_message(now, &parse(&params)?)),
-            "DeleteMessageBatch" => text(self.run_delete_message_batch(now, &parse(&params)?)),
-            "ChangeMessageVisibility" => {
-                text(self.run_change_message_visibility(now, &parse(&params)?))
-            }
-            "ChangeMessageVisibilityBatch" => {
-                text(self.run_change_message_visibility_batch(now, &parse(&params)?))
-            }
-            "ListDeadLetterSourceQueues" => {
-                self.list_dead_letter_source_queues(ctx, parse(&params)?)
-            }
-            "StartMessageMoveTask" => self.start_message_move_task(now, parse(&params)?),
-            "ListMessageMoveTasks" => self.list_message_move_tasks(parse(&params)?),
-            "CancelMessageMoveTask" => self.cancel_message_move_task(now, parse(&params)?),
-            _ => Err(SqsError::UnknownOperation(format!(
-                "The action {action} is not valid for this endpoint."
-            ))),
-        }
     }
 
     /// Apply everything due at `now` (spurious calls are no-ops).
@@ -691,11 +607,6 @@ impl Engine {
             },
         ))
     }
-}
-
-/// A typed response's JSON text.
-fn text<R: responses::JsonResponse>(r: Result<R, SqsError>) -> Result<String, SqsError> {
-    r.map(|r| r.to_json())
 }
 
 /// The realism dice are seeded apart from ids, so turning realism on does not change ids.

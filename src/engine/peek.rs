@@ -1,16 +1,16 @@
 //! `peek`: a read-only view of one queue, every message and its state, for pages and tests.
 //! It changes nothing: no receive counts, no handles minted, no timers applied beyond `now`.
 //!
-//! Written as JSON text through the crate's writer (`json_out`), each object's members in byte
+//! Written as JSON text through the crate's writer (`json_text`), each object's members in byte
 //! order of their names, as serde_json's `Map` prints them; `peek` reads that text back for
 //! callers that want a `Value`.
 
 use super::ids::{sequence_number, uuid_text, Receipt};
-use super::json_out::{list, string, Obj};
 use super::message::MessageState;
 use super::Engine;
 use crate::context::CallContext;
 use crate::error::SqsError;
+use crate::json_text::{list, string, Obj};
 use serde_json::Value;
 
 impl Engine {

@@ -1,14 +1,20 @@
 //! Queue-level actions: create, delete, find, list, attributes, tags, purge, permissions.
+//!
+//! Most answer typed responses (`responses.rs`), which `protocol/aws_json` writes. The listing
+//! ones (ListQueues, ListDeadLetterSourceQueues, GetQueueAttributes, ListQueueTags) still write
+//! their AWS JSON text here: as typed responses, with a writer each on the protocol side, they
+//! took more wasm than the package's size budget has room for.
 
 use super::attributes::{QueueAttributes, Touched, ALL_NAMES};
 use super::journal::RecordKey;
-use super::json_out::{empty, list, one_str, str_map, string, Obj};
 use super::queue::{Queue, Removal};
 use super::requests::*;
+use super::responses::{EmptyResponse, QueueUrlResponse};
 use super::{Engine, QUEUE_REUSE_WAIT_MS};
 use crate::context::CallContext;
 use crate::error::{invalid_value, queue_name_exists, unknown_attribute, SqsError};
 use crate::events::EventKind;
+use crate::json_text::{list, str_map, string, Obj};
 use crate::validate;
 use base64::Engine as _;
 use serde_json::{Map, Value};
@@ -17,12 +23,12 @@ const PURGE_WAIT_MS: u64 = 60_000;
 const MAX_TAGS: usize = 50;
 
 impl Engine {
-    pub(super) fn create_queue(
+    pub(crate) fn create_queue(
         &mut self,
         now: u64,
         ctx: &CallContext,
         req: CreateQueueRequest,
-    ) -> Result<String, SqsError> {
+    ) -> Result<QueueUrlResponse, SqsError> {
         let name = req
             .queue_name
             .ok_or_else(|| SqsError::MissingParameter("QueueName".into()))?;
@@ -66,7 +72,9 @@ impl Engine {
                     ));
                 }
             }
-            return Ok(one_str("QueueUrl", &self.url(ctx, &name)));
+            return Ok(QueueUrlResponse {
+                queue_url: self.url(ctx, &name),
+            });
         }
         if let Some(&deleted_at) = self.deleted_names.get(&name) {
             if now < deleted_at + QUEUE_REUSE_WAIT_MS {
@@ -101,7 +109,9 @@ impl Engine {
         self.journal.touch(RecordKey::Meta);
         self.journal
             .event(now, &name, || EventKind::QueueCreated { fifo });
-        Ok(one_str("QueueUrl", &self.url(ctx, &name)))
+        Ok(QueueUrlResponse {
+            queue_url: self.url(ctx, &name),
+        })
     }
 
     /// A RedrivePolicy must name an existing queue of the same type whose RedriveAllowPolicy
@@ -142,11 +152,11 @@ impl Engine {
         Ok(())
     }
 
-    pub(super) fn delete_queue(
+    pub(crate) fn delete_queue(
         &mut self,
         now: u64,
         req: QueueUrlRequest,
-    ) -> Result<String, SqsError> {
+    ) -> Result<EmptyResponse, SqsError> {
         let uid = self.required_url(&req.queue_url)?;
         let Some(mut q) = self.queues.remove(&uid) else {
             return Err(SqsError::QueueDoesNotExist);
@@ -168,7 +178,7 @@ impl Engine {
         self.journal.touch(RecordKey::Queue(uid));
         self.sync_deadline(uid);
         self.journal.event(now, &q.name, || EventKind::QueueDeleted);
-        Ok(empty())
+        Ok(EmptyResponse)
     }
 
     /// Drop the names whose 60 s of `QueueDeletedRecently` are over, and their records: only
@@ -187,11 +197,11 @@ impl Engine {
         }
     }
 
-    pub(super) fn get_queue_url(
+    pub(crate) fn get_queue_url(
         &mut self,
         ctx: &CallContext,
         req: GetQueueUrlRequest,
-    ) -> Result<String, SqsError> {
+    ) -> Result<QueueUrlResponse, SqsError> {
         let name = req
             .queue_name
             .ok_or_else(|| SqsError::MissingParameter("QueueName".into()))?;
@@ -203,10 +213,12 @@ impl Engine {
         if !self.by_name.contains_key(&name) {
             return Err(SqsError::QueueDoesNotExist);
         }
-        Ok(one_str("QueueUrl", &self.url(ctx, &name)))
+        Ok(QueueUrlResponse {
+            queue_url: self.url(ctx, &name),
+        })
     }
 
-    pub(super) fn list_queues(
+    pub(crate) fn list_queues(
         &mut self,
         ctx: &CallContext,
         req: ListQueuesRequest,
@@ -229,7 +241,7 @@ impl Engine {
         Ok(out)
     }
 
-    pub(super) fn list_dead_letter_source_queues(
+    pub(crate) fn list_dead_letter_source_queues(
         &mut self,
         ctx: &CallContext,
         req: ListDeadLetterSourceQueuesRequest,
@@ -264,7 +276,7 @@ impl Engine {
         list(out, names, |out, n| string(out, &self.url(ctx, n)));
     }
 
-    pub(super) fn get_queue_attributes(
+    pub(crate) fn get_queue_attributes(
         &mut self,
         _now: u64,
         req: GetQueueAttributesRequest,
@@ -294,7 +306,7 @@ impl Engine {
         }
         o.end();
         if !any {
-            return Ok(empty());
+            return Ok(String::from("{}"));
         }
         let mut out = String::with_capacity(attributes.len() + 16);
         Obj::new(&mut out).raw("Attributes", &attributes).end();
@@ -314,11 +326,11 @@ impl Engine {
         })
     }
 
-    pub(super) fn set_queue_attributes(
+    pub(crate) fn set_queue_attributes(
         &mut self,
         now: u64,
         req: SetQueueAttributesRequest,
-    ) -> Result<String, SqsError> {
+    ) -> Result<EmptyResponse, SqsError> {
         let uid = self.required_url(&req.queue_url)?;
         let attrs = req
             .attributes
@@ -339,7 +351,7 @@ impl Engine {
         }
         self.journal.touch(RecordKey::Queue(uid));
         self.sync_deadline(uid);
-        Ok(empty())
+        Ok(EmptyResponse)
     }
 
     /// FIFO queue delay changes apply to messages already waiting for their first delivery
@@ -364,7 +376,11 @@ impl Engine {
         }
     }
 
-    pub(super) fn tag_queue(&mut self, now: u64, req: TagQueueRequest) -> Result<String, SqsError> {
+    pub(crate) fn tag_queue(
+        &mut self,
+        now: u64,
+        req: TagQueueRequest,
+    ) -> Result<EmptyResponse, SqsError> {
         let uid = self.required_url(&req.queue_url)?;
         let tags = req
             .tags
@@ -382,14 +398,14 @@ impl Engine {
         q.tags = merged;
         q.modified_at = q.modified_at.max(now);
         self.journal.touch(RecordKey::Queue(uid));
-        Ok(empty())
+        Ok(EmptyResponse)
     }
 
-    pub(super) fn untag_queue(
+    pub(crate) fn untag_queue(
         &mut self,
         _now: u64,
         req: UntagQueueRequest,
-    ) -> Result<String, SqsError> {
+    ) -> Result<EmptyResponse, SqsError> {
         let uid = self.required_url(&req.queue_url)?;
         let keys = req
             .tag_keys
@@ -405,14 +421,14 @@ impl Engine {
             q.tags.remove(&k);
         }
         self.journal.touch(RecordKey::Queue(uid));
-        Ok(empty())
+        Ok(EmptyResponse)
     }
 
-    pub(super) fn list_queue_tags(&mut self, req: QueueUrlRequest) -> Result<String, SqsError> {
+    pub(crate) fn list_queue_tags(&mut self, req: QueueUrlRequest) -> Result<String, SqsError> {
         let uid = self.required_url(&req.queue_url)?;
         let q = self.queue(uid)?;
         if q.tags.is_empty() {
-            return Ok(empty());
+            return Ok(String::from("{}"));
         }
         let mut out = String::new();
         let mut o = Obj::new(&mut out);
@@ -421,11 +437,11 @@ impl Engine {
         Ok(out)
     }
 
-    pub(super) fn purge_queue(
+    pub(crate) fn purge_queue(
         &mut self,
         now: u64,
         req: QueueUrlRequest,
-    ) -> Result<String, SqsError> {
+    ) -> Result<EmptyResponse, SqsError> {
         let uid = self.required_url(&req.queue_url)?;
         let q = self
             .queues
@@ -449,14 +465,14 @@ impl Engine {
         // fresh receive that hands out other messages under the old attempt id.
         self.journal.touch(RecordKey::Queue(uid));
         self.sync_deadline(uid);
-        Ok(empty())
+        Ok(EmptyResponse)
     }
 
-    pub(super) fn add_permission(
+    pub(crate) fn add_permission(
         &mut self,
         now: u64,
         req: AddPermissionRequest,
-    ) -> Result<String, SqsError> {
+    ) -> Result<EmptyResponse, SqsError> {
         let uid = self.required_url(&req.queue_url)?;
         let label = req
             .label
@@ -578,20 +594,20 @@ impl Engine {
         statement.insert("Resource".into(), Value::String(arn));
         statements.push(Value::Object(statement));
         policy["Statement"] = Value::Array(statements);
-        let text = super::json_out::value_text(&policy);
+        let text = crate::json_text::value_text(&policy);
         super::attributes::check_policy_size(&text)?;
         let q = self.queue_mut(uid)?;
         q.attrs.policy = Some(text);
         q.modified_at = now;
         self.journal.touch(RecordKey::Queue(uid));
-        Ok(empty())
+        Ok(EmptyResponse)
     }
 
-    pub(super) fn remove_permission(
+    pub(crate) fn remove_permission(
         &mut self,
         now: u64,
         req: RemovePermissionRequest,
-    ) -> Result<String, SqsError> {
+    ) -> Result<EmptyResponse, SqsError> {
         let uid = self.required_url(&req.queue_url)?;
         let label = req
             .label
@@ -618,11 +634,11 @@ impl Engine {
             q.attrs.policy = None;
         } else {
             policy["Statement"] = Value::Array(kept);
-            q.attrs.policy = Some(super::json_out::value_text(&policy));
+            q.attrs.policy = Some(crate::json_text::value_text(&policy));
         }
         q.modified_at = now;
         self.journal.touch(RecordKey::Queue(uid));
-        Ok(empty())
+        Ok(EmptyResponse)
     }
 }
 

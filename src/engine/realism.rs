@@ -4,7 +4,7 @@
 //! engine's seed (a keyed hash of a counter, like the ids), so a test that found a bug finds it
 //! again on every run with the same seed and the same calls.
 
-use super::json_out::{push_u64, value_text, Obj};
+use crate::json_text::{push_u64, value_text, Obj};
 use serde_json::{Map, Value};
 use siphasher::sip::SipHasher13;
 use std::hash::Hasher;

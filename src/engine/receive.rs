@@ -40,7 +40,7 @@ pub(crate) struct ReceivePlan {
 }
 
 impl Engine {
-    pub(super) fn run_receive_message(
+    pub(crate) fn run_receive_message(
         &mut self,
         now: u64,
         req: &ReceiveMessageRequest,

@@ -32,13 +32,13 @@
 use super::attributes::QueueAttributes;
 use super::ids::{uuid_text, IdScheme};
 use super::journal::{unpack, RecordKey, DELETED, TASK};
-use super::json_out::{self, Obj};
 use super::message::{Delivery, Message};
 use super::move_tasks::MoveTask;
 use super::queue::{Attempt, DedupEntry, Queue};
 use super::responses::MessageBody;
 use super::{Engine, EngineConfig};
 use crate::changes::ChangeSink;
+use crate::json_text::{self, Obj};
 use codec::Fields;
 use md5::{Digest, Md5};
 use serde_json::Value;
@@ -295,7 +295,7 @@ impl Engine {
                 o.str("name", &q.name);
                 codec::write_attributes(o.member("attrs"), &q.attrs);
                 codec::write_map(o.member("tags"), q.tags.iter(), |out, v| {
-                    json_out::string(out, v)
+                    json_text::string(out, v)
                 });
                 o.u64("created_at", q.created_at)
                     .u64("modified_at", q.modified_at)

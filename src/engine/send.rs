@@ -282,7 +282,7 @@ impl Apart<'_> {
 }
 
 impl Engine {
-    pub(super) fn run_send_message(
+    pub(crate) fn run_send_message(
         &mut self,
         now: u64,
         ctx: &CallContext,
@@ -301,7 +301,7 @@ impl Engine {
         sent.map(|()| out)
     }
 
-    pub(super) fn run_send_message_batch(
+    pub(crate) fn run_send_message_batch(
         &mut self,
         now: u64,
         ctx: &CallContext,

@@ -118,7 +118,7 @@ impl Apart<'_> {
 }
 
 impl Engine {
-    pub(super) fn run_delete_message(
+    pub(crate) fn run_delete_message(
         &mut self,
         now: u64,
         req: &ReceiptRequest,
@@ -133,7 +133,7 @@ impl Engine {
         deleted.map(|()| EmptyResponse)
     }
 
-    pub(super) fn run_change_message_visibility(
+    pub(crate) fn run_change_message_visibility(
         &mut self,
         now: u64,
         req: &ReceiptRequest,
@@ -146,7 +146,7 @@ impl Engine {
         changed.map(|()| EmptyResponse)
     }
 
-    pub(super) fn run_delete_message_batch(
+    pub(crate) fn run_delete_message_batch(
         &mut self,
         now: u64,
         req: &ReceiptBatchRequest,
@@ -160,7 +160,7 @@ impl Engine {
         })
     }
 
-    pub(super) fn run_change_message_visibility_batch(
+    pub(crate) fn run_change_message_visibility_batch(
         &mut self,
         now: u64,
         req: &ReceiptBatchRequest,

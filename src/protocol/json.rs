@@ -59,7 +59,7 @@ pub fn success_text(output: String, request_id: &str) -> HttpResponse {
 /// The error's status, `{"__type", "message"}` body and `x-amzn-query-error` header.
 pub fn error(err: &SqsError, request_id: &str) -> HttpResponse {
     let mut body = String::new();
-    crate::engine::json_out::Obj::new(&mut body)
+    crate::json_text::Obj::new(&mut body)
         .str("__type", &err.json_type())
         .str("message", &err.message())
         .end();

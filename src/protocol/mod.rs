@@ -17,6 +17,7 @@
 //!                              Dispatch::dispatch ──► JSON body / XML (xml.rs)
 //! ```
 
+pub mod aws_json;
 pub mod json;
 pub mod query;
 pub mod query_json;
@@ -115,7 +116,7 @@ pub trait Dispatch {
     ) -> Result<String, SqsError> {
         let params = json::params(body.as_bytes())?;
         self.dispatch(now, ctx, action, params)
-            .map(|v| crate::engine::json_out::value_text(&v))
+            .map(|v| crate::json_text::value_text(&v))
     }
 }
 
@@ -306,7 +307,7 @@ impl Parsed<'_> {
     pub fn params_text(&self) -> Cow<'_, str> {
         match &self.params {
             Params::Json(body) => Cow::Borrowed(body),
-            Params::Query(v) => Cow::Owned(crate::engine::json_out::value_text(v)),
+            Params::Query(v) => Cow::Owned(crate::json_text::value_text(v)),
         }
     }
 }

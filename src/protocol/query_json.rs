@@ -8,8 +8,8 @@
 
 use super::shapes::Action;
 use super::{header, HttpRequest, HttpResponse};
-use crate::engine::json_out::{value_text, Obj};
 use crate::error::SqsError;
+use crate::json_text::{value_text, Obj};
 use serde_json::Value;
 
 /// Whether a Query request's `Accept` header asks for JSON.

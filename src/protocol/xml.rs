@@ -53,7 +53,7 @@ fn element(out: &mut String, name: &str, text: &str) {
 fn scalar_text(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
-        other => crate::engine::json_out::value_text(other),
+        other => crate::json_text::value_text(other),
     }
 }
 

@@ -3,15 +3,16 @@
 //! The package ships every byte of wasm, and derived `Serialize`/`Deserialize` on the record
 //! types cost tens of KB (one serializer, deserializer, visitor and `Option<T>` reader per type
 //! and field type, plus float formatting for serde's error messages). Writing appends to one
-//! buffer through the responses' writer (`json_out`); reading goes through `serde_json::Value`, whose parser the protocol layer needs anyway.
+//! buffer through the crate's JSON writer (`json_text`, shared with the AWS JSON responses);
+//! reading goes through `serde_json::Value`, whose parser the protocol layer needs anyway.
 //! The format is exactly what the derives produced (field names, order, omitted fields), so
 //! stores written before stay readable and new ones are byte-for-byte the same.
 
 use super::super::attributes::{QueueAttributes, RedriveAllowPolicy, RedrivePolicy};
-use super::super::json_out::{string, Obj};
 use super::super::message::{MessageExtra, MessageState};
 use super::super::move_tasks::MoveTask;
 use super::super::queue::Attempt;
+use crate::json_text::{string, Obj};
 use crate::model::{MessageAttributeValue, MessageAttributes};
 use base64::Engine as _;
 use serde_json::{Map, Value};

@@ -5,6 +5,7 @@ use super::super::journal::RecordKey;
 use super::super::{Engine, EngineConfig};
 use super::{push_key, reader};
 use crate::context::CallContext;
+use crate::protocol::aws_json::dispatch;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -58,7 +59,7 @@ pub(super) struct Msg {
 }
 
 pub(super) fn call(e: &mut Engine, action: &str, params: Value) -> Value {
-    e.dispatch(NOW, &CallContext::default(), action, params)
+    dispatch(e, NOW, &CallContext::default(), action, params)
         .unwrap_or_else(|err| panic!("{action}: {err:?}"))
 }
 
@@ -389,7 +390,8 @@ fn a_version_1_store_is_marked_version_2_by_its_next_commit() {
     assert!(store["meta"].starts_with(br#"{"v":1,"#));
     let (mut e, url) = restored_standard(&store);
     // Past the delay (`store_of` delays by 5 s): the message becomes unstarted.
-    e.dispatch(
+    dispatch(
+        &mut e,
         NOW + 6_000,
         &CallContext::default(),
         "GetQueueAttributes",
@@ -443,7 +445,8 @@ fn receive_after_restore(store: &BTreeMap<String, Vec<u8>>, url: &Value) -> Valu
         store.iter().map(|(k, v)| (k.as_str(), v.as_slice())),
     )
     .unwrap_or_else(|err| panic!("restore after the commit: {err}"));
-    back.dispatch(
+    dispatch(
+        &mut back,
         NOW + 6_000,
         &CallContext::default(),
         "ReceiveMessage",
@@ -471,14 +474,14 @@ fn a_state_record_is_deleted_when_the_message_is_unstarted_again() {
         .map(|(k, _)| k.clone())
         .expect("a delayed message has a state record");
     let mut store: BTreeMap<String, Vec<u8>> = sent.put.into_iter().collect();
-    let later = e
-        .dispatch(
-            NOW + 6_000,
-            &CallContext::default(),
-            "GetQueueAttributes",
-            json!({"QueueUrl": url, "AttributeNames": ["ApproximateNumberOfMessages"]}),
-        )
-        .unwrap();
+    let later = dispatch(
+        &mut e,
+        NOW + 6_000,
+        &CallContext::default(),
+        "GetQueueAttributes",
+        json!({"QueueUrl": url, "AttributeNames": ["ApproximateNumberOfMessages"]}),
+    )
+    .unwrap();
     assert_eq!(
         later["Attributes"]["ApproximateNumberOfMessages"],
         json!("1")
@@ -679,7 +682,8 @@ fn deleted_names_touched_between_drains_come_out_once_each_in_order() {
         call(&mut e, "DeleteQueue", json!({"QueueUrl": url(name)}));
     }
     // q2 again after the 60-second rule: its name record is touched a second time, and gone.
-    e.dispatch(
+    dispatch(
+        &mut e,
         NOW + 61_000,
         &CallContext::default(),
         "CreateQueue",

@@ -1,4 +1,6 @@
-//! Writing JSON straight into text: the AWS JSON 1.0 responses and the durable records.
+//! Writing JSON straight into text: a generic writer, neither SQS's wire protocol nor the
+//! engine. Its users are the AWS JSON 1.0 responses (`protocol/`), the journal's records
+//! (`engine/records*`), and the engine's own JSON views (peek, events, metrics).
 //!
 //! The output is byte-identical to serde_json's compact output of the same value: no whitespace,
 //! strings escaped as serde_json escapes them. Callers write members in the order the format
@@ -170,18 +172,6 @@ fn value(out: &mut String, v: &serde_json::Value) {
     }
 }
 
-/// `{"name":"value"}`: the answer of the management actions that return one string.
-pub(crate) fn one_str(name: &'static str, value: &str) -> String {
-    let mut out = String::with_capacity(name.len() + value.len() + 8);
-    Obj::new(&mut out).str(name, value).end();
-    out
-}
-
-/// `{}`: the answer of the actions without output.
-pub(crate) fn empty() -> String {
-    String::from("{}")
-}
-
 /// A map of strings as a JSON object, in the order given (a sorted map's: byte order of the
 /// names, as serde_json's `Map` writes them).
 pub(crate) fn str_map<'a>(out: &mut String, pairs: impl Iterator<Item = (&'a String, &'a String)>) {
@@ -208,6 +198,12 @@ pub(crate) fn push_u64(out: &mut String, mut v: u64) {
     }
     // Only ASCII digits were written.
     out.push_str(std::str::from_utf8(digits.get(i..).unwrap_or_default()).unwrap_or_default());
+}
+
+/// A list of strings. One instantiation of `list` for every list of strings the crate writes:
+/// each closure passed to `list` is code of its own in the wasm.
+pub(crate) fn str_list(out: &mut String, items: &[String]) {
+    list(out, items, |out, s| string(out, s));
 }
 
 /// A list of items each written by `item`.

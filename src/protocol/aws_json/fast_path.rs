@@ -12,11 +12,11 @@
 //! the realism throttle's partition there), `MessageAttributes` / `MessageSystemAttributes`, and
 //! `\u` escapes in strings. Without unknown members nesting is bounded by the request shapes: no depth limit.
 
-use super::json_out;
-use super::requests::{
+use crate::engine::requests::{
     ReceiptBatchRequest, ReceiptRequest, ReceiveMessageRequest, SendMessageBatchRequest,
     SendMessageRequest,
 };
+use crate::json_text;
 use std::borrow::Cow;
 
 /// The most entries a batch request may carry (`TooManyEntriesInBatchRequest` beyond).
@@ -87,7 +87,7 @@ impl<'a> Reader<'a> {
         let start = self.i;
         let rest = self.text.as_bytes().get(start..)?;
         // Stops only on ASCII bytes, so the slice ends on a character boundary.
-        self.i = start + json_out::plain_len(rest);
+        self.i = start + json_text::plain_len(rest);
         match self.byte()? {
             b'"' => {
                 let s = self.text.get(start..self.i)?;
