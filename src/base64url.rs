@@ -2,11 +2,10 @@
 //!
 //! Every received message gets a handle encoded and every delete or visibility change decodes
 //! one. The `base64` crate's engine is built for inputs of any length, and for a handle's 29
-//! bytes its chunk and tail bookkeeping was 3 % of the package's single send → receive → delete
-//! cycle (encode and decode together, cpu-prof of a names build). Here the lengths are
-//! constants, so the loops unroll to table lookups. The `base64` crate stays the reference: the
-//! tests check these against it byte for byte, and every other base64 in the engine (binary
-//! attribute values, move-task handles) goes through it.
+//! bytes its chunk and tail bookkeeping is most of the work. Here the lengths are constants, so
+//! the loops unroll to table lookups. The `base64` crate stays the reference: the tests check
+//! these against it byte for byte, and every other base64 in the engine (binary attribute
+//! values, move-task handles) goes through it.
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
