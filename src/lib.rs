@@ -17,6 +17,7 @@
 //! answers, and [`Service::restore`] rebuilds the state from those records.
 #![warn(missing_docs)]
 
+mod base64url;
 pub mod changes;
 pub mod context;
 pub mod digest;

@@ -138,6 +138,17 @@ fn message_moves_on_the_receive_after_the_count_is_exhausted() {
         Sqs::arn("src")
     );
     assert_eq!(sys_attr(&first[0], "DeadLetterQueueSourceArn"), None);
+    // Peek's removed tails name it by the id it kept: in the source (where it was derived from
+    // its sequence) and in the dead-letter queue once deleted there (where it carries the
+    // source's id under a sequence of its own).
+    assert_eq!(
+        h.peek_state(&src, "dead-lettered")[0]["messageId"],
+        sent["MessageId"]
+    );
+    h.delete(&dlq, &handle(&m));
+    let gone = h.peek_state(&dlq, "deleted");
+    assert_eq!(gone.len(), 1);
+    assert_eq!(gone[0]["messageId"], sent["MessageId"]);
 }
 
 #[test]

@@ -4,8 +4,6 @@
 //! without persisting generator state: the counters are in the records, the key is the seed.
 
 use arrayvec::ArrayString;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD as BASE64;
-use base64::Engine as _;
 use rapidhash::v3::{rapidhash_v3_nano_inline, RapidSecrets};
 use siphasher::sip128::{Hasher128, SipHasher13};
 use std::hash::Hasher;
@@ -127,8 +125,7 @@ impl IdKeys {
         bytes[21..29].copy_from_slice(&mac.to_be_bytes());
         let mut text = [0u8; HANDLE_LEN];
         text[..HANDLE_PREFIX.len()].copy_from_slice(HANDLE_PREFIX.as_bytes());
-        // Cannot fail: the text has exactly the room the encoding of RAW_LEN bytes takes.
-        let _ = BASE64.encode_slice(bytes, &mut text[HANDLE_PREFIX.len()..]);
+        crate::base64url::encode(&bytes, &mut text[HANDLE_PREFIX.len()..]);
         crate::hex::ascii_text(&text)
     }
 
@@ -137,15 +134,8 @@ impl IdKeys {
     pub(crate) fn parse_receipt_handle(&self, handle: &str) -> Option<Receipt> {
         let b64 = handle.strip_prefix(HANDLE_PREFIX)?;
         // Refuses any other length, padding, symbols outside the URL-safe alphabet and a last
-        // symbol with bits set beyond the data (the engine's default strictness), so a handle has
-        // exactly one text.
-        if b64.len() != HANDLE_LEN - HANDLE_PREFIX.len() {
-            return None;
-        }
-        let mut bytes = [0u8; RAW_LEN];
-        if BASE64.decode_slice(b64, &mut bytes).ok()? != RAW_LEN {
-            return None;
-        }
+        // symbol with bits set beyond the data, so a handle has exactly one text.
+        let bytes = crate::base64url::decode::<RAW_LEN>(b64.as_bytes())?;
         let mac = u64::from_be_bytes(bytes[21..29].try_into().ok()?);
         if mac != self.handle_mac(&bytes)? {
             return None;
@@ -176,7 +166,7 @@ const HANDLE_VERSION: u8 = 2;
 const SIP_HANDLE_VERSION: u8 = 1;
 const RAW_LEN: usize = 29;
 /// The prefix and the unpadded base64 of RAW_LEN bytes.
-const HANDLE_LEN: usize = HANDLE_PREFIX.len() + (RAW_LEN * 4).div_ceil(3);
+const HANDLE_LEN: usize = HANDLE_PREFIX.len() + crate::base64url::encoded_len(RAW_LEN);
 
 /// A receipt handle's text.
 pub type ReceiptHandleText = ArrayString<HANDLE_LEN>;
@@ -221,6 +211,8 @@ pub(crate) fn sequence_number(seq: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD as BASE64;
+    use base64::Engine as _;
 
     #[test]
     fn handles_round_trip_and_reject_forgeries() {

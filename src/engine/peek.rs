@@ -89,7 +89,7 @@ impl Engine {
             m.str("body", &r.body)
                 .u64("endedAt", r.at)
                 .opt("groupId", r.group_id.as_deref())
-                .str("messageId", r.message_id.as_str())
+                .str("messageId", uuid_text(r.id(&q.keys)).as_str())
                 .u64("receiveCount", u64::from(r.receive_count));
             if fifo {
                 m.str("sequenceNumber", &sequence_number(r.sequence));

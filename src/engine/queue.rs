@@ -14,7 +14,7 @@
 //!   at a locked group.
 
 use super::attributes::QueueAttributes;
-use super::ids::{format_uuid, uuid_text, IdKeys, UuidText};
+use super::ids::{format_uuid, IdKeys};
 use super::journal::Journal;
 use super::message::{Message, MessageState};
 use super::responses::MessageBody;
@@ -40,13 +40,24 @@ pub(crate) const REMOVED_TAIL: usize = 50;
 /// A message that recently left the queue, for `peek`.
 #[derive(Debug, Clone)]
 pub(crate) struct Removed {
-    pub(crate) message_id: UuidText,
+    /// The MessageId it kept from another message, if any; otherwise its id is derived from
+    /// `sequence` when `peek` shows it (see `Removed::id`). Every delete files one of these, and
+    /// few are ever shown, so the id is neither derived nor written as text here.
+    pub(crate) kept_id: Option<u128>,
     pub(crate) body: MessageBody,
     pub(crate) group_id: Option<String>,
     pub(crate) sequence: u64,
     pub(crate) receive_count: u32,
     pub(crate) how: &'static str,
     pub(crate) at: u64,
+}
+
+impl Removed {
+    /// Its MessageId, as `Message::id` gave it while the message was held.
+    pub(crate) fn id(&self, keys: &IdKeys) -> u128 {
+        self.kept_id
+            .unwrap_or_else(|| keys.message_id(self.sequence))
+    }
 }
 
 #[derive(Debug, Default)]
@@ -690,12 +701,12 @@ impl Queue {
         if how == Removal::QueueDeleted {
             return;
         }
-        let id = uuid_text(msg.id(&self.keys));
+        let keys = &self.keys;
         // Dead-letter and move-task removals are reported by the engine, which knows where the
         // message went.
         if matches!(how, Removal::Deleted | Removal::Expired | Removal::Purged) {
             j.event(now, &self.name, || {
-                let message_id = id.as_str().to_owned();
+                let message_id = format_uuid(msg.id(keys));
                 match how {
                     Removal::Deleted => EventKind::Deleted { message_id },
                     Removal::Expired => EventKind::Expired { message_id },
@@ -704,7 +715,7 @@ impl Queue {
             });
         }
         self.removed.push_back(Removed {
-            message_id: id,
+            kept_id: msg.kept_id(),
             body,
             group_id: msg.group_id().map(str::to_string),
             sequence: msg.seq,
