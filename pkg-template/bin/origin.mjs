@@ -13,8 +13,12 @@
 //   <img>, a link, a navigation) from another page. Refused: such requests cannot read the answer,
 //   so nothing legitimate sends them, and a GET with `?Action=DeleteQueue` would still act.
 // - No `Origin` and no `Sec-Fetch-Site`: not a browser (the SDKs, the CLI, curl): allowed.
-// - `Host`, when the server listens on loopback only: a loopback name (any port, so that an SSH
-//   tunnel or port forward still works). Another name means DNS rebinding; refused.
+// - `Host`, when the server listens on loopback only: a loopback name or one listed with
+//   --allow-host (a name the user mapped to this machine, in /etc/hosts or a dev stack's
+//   resolver), any port, so that an SSH tunnel or port forward still works. Another name means
+//   DNS rebinding; refused. Listed names are exact names: a pattern (`*.test`) would let every
+//   name under it rebind, and the names a page can make resolve here are exactly the ones the
+//   user does not control.
 //
 // Allowed cross-origin callers get CORS answers that let the AWS SDK for JavaScript work from a
 // page: preflights answered with the headers it asked for, and the response headers it reads
@@ -46,6 +50,44 @@ function hostnameOf(hostHeader) {
   const text = hostHeader.trim();
   const m = /^(\[[0-9a-fA-F:.]+\]|[^\s:[\]/@]+)(?::\d{0,5})?$/.exec(text);
   return m ? m[1] : null;
+}
+
+/**
+ * A host name as written on the command line or in a Host header (without its port), in the
+ * form URL.hostname gives it: lower case, IDN as punycode, IPv4 in dotted decimal, IPv6 in
+ * brackets; a trailing dot dropped (`name.` is the same name). undefined when it is not a host
+ * name (a scheme, a port, a path, a pattern, an empty label).
+ */
+export function normalizeHostName(text) {
+  if (!/^(\[[0-9a-fA-F:.]+\]|[^\s:/?#@[\]\\*%.]+(\.[^\s:/?#@[\]\\*%.]+)*\.?)$/.test(text)) return undefined;
+  try {
+    const url = new URL(`http://${text}/`);
+    return url.hostname.replace(/\.$/, "");
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Parse the names given to --allow-host (each may be a comma-separated list) and the
+ * environment. Throws a TypeError naming the first that is not a host name.
+ * @param {string[]} values
+ * @returns {string[]} normalized names (normalizeHostName)
+ */
+export function parseAllowedHosts(values) {
+  const out = [];
+  for (const value of values) {
+    for (const part of value.split(",")) {
+      const text = part.trim();
+      if (text === "") continue;
+      const name = normalizeHostName(text);
+      if (name === undefined) {
+        throw new TypeError(`"${text}" is not a host name (a name such as sqs.dev.test or an IP address; no scheme, port or wildcard)`);
+      }
+      out.push(name);
+    }
+  }
+  return out;
 }
 
 /**
@@ -93,16 +135,26 @@ export class OriginPolicy {
   #any;
   #allowed;
   #checkHost;
+  #hosts;
 
   /**
-   * @param {{ loopbackOnly: boolean, allowOrigins?: string[] }} options `loopbackOnly`: the server
-   *   listens on a loopback address only, so every legitimate Host names this machine.
-   *   `allowOrigins`: normalized origins (parseAllowedOrigins), `*` for all.
+   * @param {{ loopbackOnly: boolean, allowOrigins?: string[], allowHosts?: string[] }} options
+   *   `loopbackOnly`: the server listens on a loopback address only, so every legitimate Host
+   *   names this machine. `allowOrigins`: normalized origins (parseAllowedOrigins), `*` for all.
+   *   `allowHosts`: names besides the loopback ones that a Host may give (parseAllowedHosts).
    */
-  constructor({ loopbackOnly, allowOrigins = [] }) {
+  constructor({ loopbackOnly, allowOrigins = [], allowHosts = [] }) {
     this.#any = allowOrigins.includes("*");
     this.#allowed = new Set(allowOrigins);
     this.#checkHost = loopbackOnly;
+    this.#hosts = new Set(allowHosts);
+  }
+
+  /** Whether a Host header's name (hostnameOf) is one of this server's: loopback or listed. */
+  #isOwnName(name) {
+    if (isLoopbackName(name)) return true;
+    const normal = normalizeHostName(name);
+    return normal !== undefined && this.#hosts.has(normal);
   }
 
   /**
@@ -115,12 +167,15 @@ export class OriginPolicy {
     const host = header("host");
     if (this.#checkHost && host !== undefined) {
       const name = hostnameOf(host);
-      if (name === null || !isLoopbackName(name)) {
+      if (name === null || !this.#isOwnName(name)) {
+        const normal = name === null ? undefined : normalizeHostName(name);
         return {
           code: "Host",
           message:
             `Host ${JSON.stringify(host)} is not a name of this server: it listens on loopback and answers only ` +
-            "to localhost, 127.0.0.1 and [::1] (another name is how DNS rebinding reaches a local server).",
+            "to localhost, 127.0.0.1, [::1] and the names given with --allow-host (another name is how DNS " +
+            "rebinding reaches a local server)." +
+            (normal === undefined ? "" : ` If ${normal} is this machine, start wasq serve with --allow-host ${normal} to allow it.`),
         };
       }
     }

@@ -338,6 +338,8 @@ function plain(res, status, text, extra = {}) {
  * @param {number} [options.bodyTimeoutMs] time a request has to deliver its whole body
  * @param {string[]} [options.allowOrigins] web origins allowed besides loopback and the server's
  *   own page (origin.mjs parseAllowedOrigins; `*`: all)
+ * @param {string[]} [options.allowHosts] names a Host may give besides the loopback ones, when
+ *   the server listens on loopback only (origin.mjs parseAllowedHosts)
  * @param {(line: string) => void} [options.log] one line per request when set
  * @param {ServerMetrics} [options.metrics] request counts and latencies for `GET /metrics`
  * @param {() => import("../entry/node.js").Engine} [options.restore] a new engine over the same
@@ -519,7 +521,11 @@ export async function startServer(options) {
   const address = server.address();
   const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
   // Set before any request can arrive: node:http emits them from later turns of the event loop.
-  policy = new OriginPolicy({ loopbackOnly: isLoopbackName(address.address), allowOrigins: options.allowOrigins ?? [] });
+  policy = new OriginPolicy({
+    loopbackOnly: isLoopbackName(address.address),
+    allowOrigins: options.allowOrigins ?? [],
+    allowHosts: options.allowHosts ?? [],
+  });
 
   /** Stop accepting, end pending long polls, let answers go out, then close the engine (and storage). */
   function close() {

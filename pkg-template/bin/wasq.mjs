@@ -6,7 +6,7 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Engine, FileStorage } from "../entry/node.js";
-import { parseAllowedOrigins } from "./origin.mjs";
+import { isLoopbackName, normalizeHostName, parseAllowedHosts, parseAllowedOrigins } from "./origin.mjs";
 import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BUFFERED_BYTES, MAX_BODY_BYTES, startServer } from "./server.mjs";
 import { ConfigError, configure } from "./config.mjs";
 import { ServerMetrics } from "./metrics.mjs";
@@ -39,6 +39,13 @@ Options:
                            and the server's own page are always allowed; requests from other
                            pages are refused with 403 AccessDenied. Also read from the
                            environment: WASQ_ALLOW_ORIGINS, EXTRA_CORS_ALLOWED_ORIGINS
+  --allow-host NAME        answer requests that call this server NAME (e.g. sqs.dev.test, mapped
+                           to 127.0.0.1 in /etc/hosts or by a dev stack; any port; repeat it or
+                           separate with commas). Listening on loopback, the server answers only
+                           to localhost, 127.0.0.1, [::1] and the --host name, and refuses other
+                           names with 403 AccessDenied (DNS rebinding). Its page served under
+                           NAME counts as its own. With a --host other machines can reach, no
+                           name is refused. Also read from the environment: WASQ_ALLOW_HOSTS
   --max-buffered-bytes N   request-body bytes held at once, all connections together
                            (default 64M; K, M, G suffixes are powers of 1024; at least 8M, the
                            largest body); a body that would pass it is refused with
@@ -106,6 +113,7 @@ function parseServe(argv) {
         "metrics-public": { type: "boolean", default: false },
         www: { type: "string" },
         "allow-origin": { type: "string", multiple: true, default: [] },
+        "allow-host": { type: "string", multiple: true, default: [] },
         "max-buffered-bytes": { type: "string" },
         "max-stored-bytes": { type: "string" },
         "body-timeout": { type: "string" },
@@ -168,6 +176,19 @@ function parseServe(argv) {
       fail(`${name}: ${err.message}`);
     }
   }
+  let allowHosts;
+  try {
+    allowHosts = parseAllowedHosts(v["allow-host"]);
+  } catch (err) {
+    fail(`--allow-host: ${err.message}`);
+  }
+  if (process.env.WASQ_ALLOW_HOSTS !== undefined) {
+    try {
+      allowHosts.push(...parseAllowedHosts([process.env.WASQ_ALLOW_HOSTS]));
+    } catch (err) {
+      fail(`WASQ_ALLOW_HOSTS: ${err.message}`);
+    }
+  }
   let www = null;
   if (v.www !== undefined) {
     www = resolve(v.www);
@@ -185,6 +206,10 @@ function parseServe(argv) {
     credentials,
     www,
     allowOrigins,
+    allowHosts,
+    // `--host sqs.dev.test`, a name that resolves to loopback: the name the server was told to
+    // listen on is one of its names, and clients given the same name must not be refused.
+    listenName: normalizeHostName(v.host) ?? null,
     maxBufferedBytes,
     maxStoredBytes,
     bodyTimeoutMs,
@@ -237,6 +262,7 @@ async function serve(argv) {
       credentials: opts.credentials,
       www: opts.www,
       allowOrigins: opts.allowOrigins,
+      allowHosts: opts.listenName === null ? opts.allowHosts : [...opts.allowHosts, opts.listenName],
       pkgRoot,
       storageKind: opts.data === null ? "memory" : "file",
       maxBufferedBytes: opts.maxBufferedBytes,
@@ -261,6 +287,10 @@ async function serve(argv) {
   const where = opts.data === null ? "in memory (lost on exit)" : `in ${opts.data}${opts.fsync ? "" : " (no fsync)"}`;
   process.stdout.write(`wasq serve: listening on ${running.url} (queues ${where}; SigV4 ${opts.credentials ? "required" : "not checked"})\n`);
   if (opts.www) process.stdout.write(`wasq serve: playground at ${running.url}/\n`);
+  // Listening beyond loopback, the Host is not checked at all (clients use the machine's names).
+  if (opts.allowHosts.length > 0 && !isLoopbackName(new URL(running.url).hostname)) {
+    process.stderr.write(`wasq serve: --allow-host changes nothing: listening on ${opts.host}, the server answers under any name\n`);
+  }
   if (!isLoopback(opts.host) && !opts.credentials) {
     process.stderr.write(
       `wasq serve: WARNING: listening on ${opts.host}, which other machines can reach, without --credentials: ` +

@@ -6,8 +6,18 @@
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { request } from "node:http";
-import { CreateQueueCommand, GetQueueUrlCommand, ListQueuesCommand } from "@aws-sdk/client-sqs";
+import { Agent, request } from "node:http";
+import { lookup as dnsLookup } from "node:dns";
+import { once } from "node:events";
+import { hostname } from "node:os";
+import {
+  CreateQueueCommand,
+  DeleteMessageCommand,
+  GetQueueUrlCommand,
+  ListQueuesCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+} from "@aws-sdk/client-sqs";
 import { client, rejection, startWasq, uniqueName } from "./helpers.mjs";
 
 let server;
@@ -221,5 +231,196 @@ test("listening beyond loopback, the Host is not checked (clients use the machin
     assert.equal(evil.status, 403);
   } finally {
     await open.stop();
+  }
+});
+
+// --allow-host: names the user mapped to this machine (/etc/hosts, a dev stack's resolver) that a
+// loopback server answers to besides the loopback ones.
+
+/** The refusal of a Host on a loopback server, as origin.mjs words it. */
+function hostRefusal(host, name) {
+  return (
+    `Host ${JSON.stringify(host)} is not a name of this server: it listens on loopback and answers only to localhost, ` +
+    "127.0.0.1, [::1] and the names given with --allow-host (another name is how DNS rebinding reaches a local server). " +
+    `If ${name} is this machine, start wasq serve with --allow-host ${name} to allow it.`
+  );
+}
+
+/** The Code and Message of a Query (XML) error answer, entities decoded. */
+function xmlError(body) {
+  const text = (tag) => {
+    const m = new RegExp(`<${tag}>([^<]*)</${tag}>`).exec(body);
+    assert.ok(m, `no <${tag}> in ${body}`);
+    return m[1].replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+  };
+  return { code: text("Code"), message: text("Message") };
+}
+
+test("--allow-host: a listed name passes the Host check under any port and case; an unlisted one gets the exact 403 in XML and JSON", async () => {
+  const named = await startWasq(["--memory", "--allow-host", "sqs.dev.test,Wasq.Internal.", "--allow-host", "10.9.8.7"]);
+  try {
+    const port = named.port;
+    for (const host of [`sqs.dev.test:${port}`, "sqs.dev.test", "SQS.Dev.Test.:1234", `wasq.internal:${port}`, "10.9.8.7:80", `localhost:${port}`]) {
+      const ok = await raw(port, { method: "GET", path: "/?Action=ListQueues", headers: { host } });
+      assert.equal(ok.status, 200, `${host}: ${ok.body}`);
+    }
+    // An SQS action under the name acts, and the queue's URL names the server as the client did.
+    const name = uniqueName("named");
+    const created = await raw(port, { headers: { ...FORM, host: `sqs.dev.test:${port}` }, body: `Action=CreateQueue&QueueName=${name}` });
+    assert.equal(created.status, 200, created.body);
+    const url = /<QueueUrl>([^<]*)<\/QueueUrl>/.exec(created.body)?.[1] ?? "";
+    assert.ok(url.startsWith(`http://sqs.dev.test:${port}/`) && url.endsWith(`/${name}`), url);
+    // The page and /health are served under it too.
+    assert.equal((await raw(port, { method: "GET", path: "/health", headers: { host: `sqs.dev.test:${port}` } })).status, 200);
+
+    // Names are exact: not one under a listed name, not one that merely starts like it.
+    for (const host of [`other.dev.test:${port}`, `x.sqs.dev.test:${port}`, `sqs.dev.test.evil.example:${port}`, "10.9.8.6"]) {
+      const refused = await raw(port, { method: "GET", path: "/?Action=ListQueues", headers: { host } });
+      assert.equal(refused.status, 403, host);
+    }
+    const host = `other.dev.test:${port}`;
+    const other = uniqueName("unlisted");
+    const xml = await raw(port, { headers: { ...FORM, host }, body: `Action=CreateQueue&QueueName=${other}` });
+    assert.equal(xml.status, 403);
+    assert.equal(xml.headers["content-type"], "text/xml");
+    assert.deepEqual(xmlError(xml.body), { code: "AccessDenied", message: hostRefusal(host, "other.dev.test") });
+    const json = await raw(port, {
+      headers: { "content-type": "application/x-amz-json-1.0", "x-amz-target": "AmazonSQS.CreateQueue", host },
+      body: JSON.stringify({ QueueName: other }),
+    });
+    assert.equal(json.status, 403);
+    assert.equal(json.headers["x-amzn-query-error"], "AccessDenied;Sender");
+    assert.deepEqual(JSON.parse(json.body), { __type: "com.amazon.coral.service#AccessDeniedException", message: hostRefusal(host, "other.dev.test") });
+    // Neither refusal created anything.
+    const local = client(named.url);
+    try {
+      assert.equal((await rejection(local.send(new GetQueueUrlCommand({ QueueName: other })))).name, "QueueDoesNotExist");
+    } finally {
+      local.destroy();
+    }
+  } finally {
+    await named.stop();
+  }
+});
+
+test("--allow-host: the server's page under a listed name is its own origin; other ports of that name are other pages", async () => {
+  const named = await startWasq(["--memory", "--allow-host", "sqs.dev.test"]);
+  try {
+    const host = `sqs.dev.test:${named.port}`;
+    const own = await raw(named.port, { method: "GET", path: "/?Action=ListQueues", headers: { host, origin: `http://${host}` } });
+    assert.equal(own.status, 200, own.body);
+    assert.equal(own.headers["access-control-allow-origin"], `http://${host}`);
+    const page = await raw(named.port, { method: "GET", path: "/", headers: { host, "sec-fetch-site": "none" } });
+    assert.equal(page.status, 200);
+    assert.match(page.headers["content-type"], /text\/html/);
+    // A page at the same name on another port is another origin: --allow-origin decides for it.
+    const elsewhere = await raw(named.port, { method: "GET", path: "/?Action=ListQueues", headers: { host, origin: "http://sqs.dev.test:5173" } });
+    assert.equal(elsewhere.status, 403);
+    assert.match(xmlError(elsewhere.body).message, /--allow-origin http:\/\/sqs\.dev\.test:5173/);
+  } finally {
+    await named.stop();
+  }
+});
+
+test("WASQ_ALLOW_HOSTS adds names; a bad --allow-host or WASQ_ALLOW_HOSTS is a usage error (exit 2)", async () => {
+  const viaEnv = await startWasq(["--memory", "--allow-host", "a.test"], { env: { ...process.env, WASQ_ALLOW_HOSTS: "b.test, c.test" } });
+  try {
+    for (const host of ["a.test", "b.test:1", "c.test"]) {
+      assert.equal((await raw(viaEnv.port, { method: "GET", path: "/?Action=ListQueues", headers: { host } })).status, 200, host);
+    }
+    assert.equal((await raw(viaEnv.port, { method: "GET", path: "/?Action=ListQueues", headers: { host: "d.test" } })).status, 403);
+  } finally {
+    await viaEnv.stop();
+  }
+  for (const [value, shown] of [
+    ["sqs.dev.test:9324", "sqs.dev.test:9324"],
+    ["*.dev.test", "*.dev.test"],
+    ["*", "*"],
+    ["http://sqs.dev.test", "http://sqs.dev.test"],
+    ["ok.test,bad..test", "bad..test"],
+  ]) {
+    const bad = await rejection(startWasq(["--memory", "--allow-host", value]));
+    assert.match(bad.message, /exited with 2/, value);
+    assert.ok(bad.message.includes(`--allow-host: "${shown}" is not a host name`), bad.message);
+  }
+  const badEnv = await rejection(startWasq(["--memory"], { env: { ...process.env, WASQ_ALLOW_HOSTS: "sqs.dev.test/x" } }));
+  assert.match(badEnv.message, /exited with 2/);
+  assert.ok(badEnv.message.includes('WASQ_ALLOW_HOSTS: "sqs.dev.test/x" is not a host name'), badEnv.message);
+});
+
+test("--allow-host beside a --host other machines reach: every name is answered, as before, and the flag says it changes nothing", async () => {
+  const open = await startWasq(["--memory", "--host", "0.0.0.0", "--allow-host", "sqs.dev.test"]);
+  try {
+    for (const host of ["sqs.dev.test", `unlisted.example:${open.port}`]) {
+      assert.equal((await raw(open.port, { method: "GET", path: "/?Action=ListQueues", headers: { host } })).status, 200, host);
+    }
+    const note = /--allow-host changes nothing: listening on 0\.0\.0\.0/;
+    while (!note.test(open.stderr())) await once(open.child.stderr, "data");
+  } finally {
+    await open.stop();
+  }
+});
+
+/**
+ * An http.Agent that resolves `alias` to 127.0.0.1 and every other name as usual: curl's
+ * --resolve, for a client that calls the server by a name /etc/hosts does not have.
+ */
+function agentResolving(alias) {
+  const lookup = (name, options, callback) => {
+    if (name !== alias) return dnsLookup(name, options, callback);
+    // Node asks for every address (`all`) when it may try several families in turn.
+    if (options.all) callback(null, [{ address: "127.0.0.1", family: 4 }]);
+    else callback(null, "127.0.0.1", 4);
+  };
+  return new Agent({ keepAlive: true, lookup });
+}
+
+test("the AWS SDK v3 with endpoint http://sqs.dev.test:PORT (resolved to 127.0.0.1) works against --allow-host sqs.dev.test, and is refused without it", async () => {
+  const named = await startWasq(["--memory", "--allow-host", "sqs.dev.test"]);
+  const agent = agentResolving("sqs.dev.test");
+  const sdk = client(`http://sqs.dev.test:${named.port}`, { requestHandler: { httpAgent: agent } });
+  try {
+    const QueueName = uniqueName("alias");
+    const { QueueUrl } = await sdk.send(new CreateQueueCommand({ QueueName }));
+    assert.ok(QueueUrl.startsWith(`http://sqs.dev.test:${named.port}/`) && QueueUrl.endsWith(`/${QueueName}`), QueueUrl);
+    await sdk.send(new SendMessageCommand({ QueueUrl, MessageBody: "by name" }));
+    const { Messages } = await sdk.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 1 }));
+    assert.equal(Messages?.[0]?.Body, "by name");
+    await sdk.send(new DeleteMessageCommand({ QueueUrl, ReceiptHandle: Messages[0].ReceiptHandle }));
+  } finally {
+    sdk.destroy();
+    await named.stop();
+  }
+
+  const plainServer = await startWasq(["--memory"]);
+  const refused = client(`http://sqs.dev.test:${plainServer.port}`, { requestHandler: { httpAgent: agent } });
+  try {
+    const err = await rejection(refused.send(new ListQueuesCommand({})));
+    assert.equal(err.$metadata.httpStatusCode, 403);
+    assert.equal(err.name, "AccessDenied");
+    assert.equal(err.message, hostRefusal(`sqs.dev.test:${plainServer.port}`, "sqs.dev.test"));
+  } finally {
+    refused.destroy();
+    agent.destroy();
+    await plainServer.stop();
+  }
+});
+
+test("the name given to --host is one of the server's names when it resolves to loopback", async (t) => {
+  // This machine's own name is the one a test can count on resolving without editing /etc/hosts;
+  // where it does not resolve to loopback, listening on it would not be a loopback server.
+  const name = hostname().toLowerCase();
+  const address = await new Promise((done) => dnsLookup(name, (err, addr) => done(err ? null : addr)));
+  if (address === null || !/^127\./.test(address)) {
+    t.skip(`${name} does not resolve to a 127.x address here (${address})`);
+    return;
+  }
+  const server = await startWasq(["--memory", "--host", name]);
+  try {
+    const ok = await raw(server.port, { method: "GET", path: "/?Action=ListQueues", headers: { host: `${name}:${server.port}` } });
+    assert.equal(ok.status, 200, ok.body);
+    assert.equal((await raw(server.port, { method: "GET", path: "/?Action=ListQueues", headers: { host: "evil.example" } })).status, 403);
+  } finally {
+    await server.stop();
   }
 });
