@@ -4,7 +4,8 @@
 // (which a browser sends without asking), nor reach it under its own name by DNS rebinding.
 //
 // `evil.example` is mapped to 127.0.0.1 inside Chromium (--host-resolver-rules), so a page can
-// come from a non-loopback origin while every server runs on this machine.
+// come from a non-loopback origin while every server runs on this machine. So is `sqs.dev.test`,
+// the name a developer gives the server in /etc/hosts and allows with --allow-host.
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -80,7 +81,7 @@ before(async () => {
       "--disable-background-networking",
       "--disable-component-update",
       "--disable-sync",
-      "--host-resolver-rules=MAP evil.example 127.0.0.1",
+      "--host-resolver-rules=MAP evil.example 127.0.0.1, MAP sqs.dev.test 127.0.0.1",
     ],
   });
   sqs = client(wasq.url);
@@ -174,5 +175,36 @@ test("DNS rebinding: under a name that is not its own, the server answers neithe
     assert.equal(err.name, "QueueDoesNotExist");
   } finally {
     await page.close();
+  }
+});
+
+test("--allow-host: the server's page under a name mapped to this machine comes up, and its own calls are served", async () => {
+  const named = await startWasq(["--memory", "--allow-host", "sqs.dev.test"]);
+  const page = await browser.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`));
+  page.on("console", (m) => m.type() === "error" && errors.push(`console: ${m.text()}`));
+  try {
+    const origin = `http://sqs.dev.test:${named.port}`;
+    const response = await page.goto(`${origin}/`);
+    assert.equal(response.status(), 200);
+    // The page's modules, the package and its wasm, all from the server under that name.
+    await page.waitForSelector("html[data-ready=true]", { state: "attached", timeout: 30_000 });
+    // A POST carries the page's Origin, which is the server's own under this name.
+    const created = await page.evaluate(async () => {
+      const res = await fetch("/", {
+        method: "POST",
+        headers: { "content-type": "application/x-amz-json-1.0", "x-amz-target": "AmazonSQS.CreateQueue" },
+        body: JSON.stringify({ QueueName: "by-alias" }),
+      });
+      return { status: res.status, text: await res.text() };
+    });
+    assert.equal(created.status, 200, created.text);
+    const { QueueUrl } = JSON.parse(created.text);
+    assert.ok(QueueUrl.startsWith(`${origin}/`) && QueueUrl.endsWith("/by-alias"), QueueUrl);
+    assert.deepEqual(errors, []);
+  } finally {
+    await page.close();
+    await named.stop();
   }
 });
