@@ -7,7 +7,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { launch, pageServer, ARTIFACTS } from "./helpers.mjs";
+import { launch, pageServer, ARTIFACTS, REPO } from "./helpers.mjs";
 
 let browser;
 let server;
@@ -268,5 +268,33 @@ test("?embed in a 700×500 iframe with an author's scenario: the snippet sizes t
   await page.waitForFunction((h) => parseFloat(document.getElementById("wasq").style.height) === h, folded);
   assert.equal(await frame.isHidden("#scenario-error"), true);
   assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test("www/README.md's scenario format: its example's bad-action message is what an author gets, and its action table is the actions a scenario may use", async () => {
+  const { readFileSync } = await import("node:fs");
+  const readme = readFileSync(join(REPO, "www", "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("## Writing a scenario"), readme.indexOf("## Where the package comes from"));
+  const example = JSON.parse(/```json\n([\s\S]*?)```/.exec(section)[1]);
+  const quoted = /e\.g\.\s*`(Scenario “[^`]*)`/.exec(section)[1];
+  const badAction = JSON.parse(/action 1 (\[[^\]]*\])/.exec(quoted)[1]);
+  const documented = [...section.matchAll(/^\| `\["(\w+)"/gm)].map((m) => m[1]).sort();
+  const page = await docsPage(doc("", "<p>x</p>"));
+  const got = await page.evaluate(async ([def, action]) => {
+    const { validateScenario, ACTION_KINDS } = await import("/scenarios.js");
+    validateScenario(structuredClone(def)); // the example itself is well formed
+    const bad = structuredClone(def);
+    bad.steps[1].actions[0] = action;
+    try {
+      validateScenario(bad);
+      return { message: null, kinds: ACTION_KINDS };
+    } catch (e) {
+      return { message: e.message, kinds: ACTION_KINDS };
+    }
+  }, [example, badAction]);
+  // The README shortens the title with "…"; the rest is the message word for word.
+  const [head, tail] = quoted.split("…");
+  assert.ok(got.message?.startsWith(head) && got.message.endsWith(tail), `README: ${quoted}\ngot:    ${got.message}`);
+  assert.deepEqual(documented, [...got.kinds].sort());
   await page.context().close();
 });
