@@ -298,3 +298,27 @@ test("www/README.md's scenario format: its example's bad-action message is what 
   assert.deepEqual(documented, [...got.kinds].sort());
   await page.context().close();
 });
+
+test("the element takes the page's URL parameters as attributes: log, panels, step, pkg", async () => {
+  const log = Buffer.from(JSON.stringify([["q", "mail", {}], ["s", "mail", { body: "hi" }], ["s", "mail", { body: "there" }], ["r", 0, "mail", { max: 1 }]])).toString("base64url");
+  const page = await docsPage(doc(ELEMENT, `
+    <wasq-playground id="log" log="${log}" panels="forms"></wasq-playground>
+    <wasq-playground id="pkg" pkg="/pkg/" scenario="deduplication" step="1" panels="timeline,consumers"></wasq-playground>`), { width: 1000, height: 900 });
+  await page.waitForSelector("#log[data-ready=true]");
+  await page.waitForSelector("#pkg[data-ready=true]");
+  const state = (sel) => page.evaluate((s) => {
+    const el = document.querySelector(s);
+    const root = el.shadowRoot;
+    const open = (q) => root.querySelector(q).checkVisibility();
+    return {
+      queue: el.playground.playground.selected,
+      states: [...root.querySelectorAll("#lanes .card")].map((c) => c.dataset.state).sort(),
+      progress: root.querySelector("#scenario-box").hidden ? null : root.querySelector("#scenario-progress").textContent,
+      panels: { forms: open("#send-form"), consumers: open("#consumers-h"), timeline: open("#timeline-h") },
+    };
+  }, sel);
+  assert.deepEqual(await state("#log"), { queue: "mail", states: ["in-flight", "stored"], progress: null, panels: { forms: true, consumers: false, timeline: false } });
+  assert.deepEqual(await state("#pkg"), { queue: "invoices.fifo", states: ["stored"], progress: "step 2 of 5", panels: { forms: false, consumers: true, timeline: true } });
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
