@@ -184,22 +184,25 @@ export async function mountPlayground(container, { wasq, params, scenarios = [],
     // The SQS error the step is about, shown under its caption: where the action ran (a consumer's
     // panel) may be folded away or out of view, embedded, and the step would then show nothing.
     let expectedError = null;
-    for (const action of def.steps[step].actions) {
+    for (const [i, action] of def.steps[step].actions.entries()) {
+      // Where it went wrong, for an author whose scenario does not run as written.
+      const where = `step ${step + 1} of ${def.steps.length}, action ${i + 1} ${JSON.stringify(action)}`;
       let err;
       try {
         err = await pg.apply(action);
       } catch (e) {
-        // Not an SQS error: the reader changed the queue (deleted the message this step uses, say),
-        // so the step cannot run as written. Say so, instead of a Next button that silently does nothing.
-        unexpected = {
-          name: "Step not applicable",
-          message: `${e.message}: your own actions changed the queue since this scenario began. Restart replays it from the start.`,
-        };
+        // Not an SQS error. After the reader's own actions (the message this step uses deleted,
+        // say) the step cannot run as written; otherwise the scenario itself is wrong. Say which,
+        // instead of a Next button that silently does nothing.
+        unexpected = scenario.diverged
+          ? { name: "Step not applicable", message: `${e.message}: your own actions changed the queue since this scenario began. Restart replays it from the start.` }
+          : { name: "Scenario step cannot run", message: `${where}: ${e.message}.` };
         continue;
       }
       const expected = def.steps[step].expectError;
-      if (err && err.name !== expected && err.code !== expected) unexpected = err;
-      else if (err) expectedError = err;
+      if (err && err.name !== expected && err.code !== expected) {
+        unexpected = { name: err.name, code: err.code, httpStatus: err.httpStatus, message: `${err.message} (${where})` };
+      } else if (err) expectedError = err;
     }
     scenario.step = step;
     showError($("#scenario-error"), unexpected);

@@ -55,18 +55,36 @@ export class WasqPlaygroundElement extends HTMLElement {
   #mounted = null;
   #generation = 0;
 
+  #mountQueued = false;
+
   constructor() {
     super();
     this.attachShadow({ mode: "open" });
+    // A page's script that set `scenario` before this module defined the element put an own
+    // property on the plain HTMLElement, which would hide the accessor below: take it over.
+    if (Object.prototype.hasOwnProperty.call(this, "scenario")) {
+      const def = this.scenario;
+      delete this.scenario;
+      this.scenario = def;
+    }
   }
 
-  /** An author's scenario object (the format in www/README.md); setting it restarts the element. */
+  /**
+   * An author's scenario object (the format in www/README.md); setting it restarts the element.
+   * A string is a scenario's id, as the attribute: React 19 sets `scenario="…"` of a defined
+   * element as this property.
+   */
   get scenario() {
-    return this.#scenario;
+    return this.#scenario ?? this.getAttribute("scenario");
   }
   set scenario(def) {
-    this.#scenario = def;
-    if (this.isConnected) this.#mount();
+    if (typeof def === "string") {
+      this.#scenario = null;
+      this.setAttribute("scenario", def);
+    } else {
+      this.#scenario = def ?? null;
+    }
+    this.#queueMount();
   }
 
   /** The scripting API of the running playground (engine, clock, act, nextStep, …), once ready. */
@@ -75,7 +93,7 @@ export class WasqPlaygroundElement extends HTMLElement {
   }
 
   connectedCallback() {
-    this.#mount();
+    this.#queueMount();
   }
   disconnectedCallback() {
     this.#generation++;
@@ -83,7 +101,19 @@ export class WasqPlaygroundElement extends HTMLElement {
     this.#mounted = null;
   }
   attributeChangedCallback(_name, before, after) {
-    if (before !== after && this.isConnected && this.#mounted) this.#mount();
+    // Also while it loads: a framework sets attributes after it has connected the element, and a
+    // mount already under way read the ones before.
+    if (before !== after) this.#queueMount();
+  }
+
+  /** One mount for every change made in one go (an upgrade's attributes, a framework's props). */
+  #queueMount() {
+    if (this.#mountQueued) return;
+    this.#mountQueued = true;
+    queueMicrotask(() => {
+      this.#mountQueued = false;
+      if (this.isConnected) this.#mount();
+    });
   }
 
   async #mount() {

@@ -267,6 +267,9 @@ const ACTION_RULES = {
       : null,
 };
 
+/** The action kinds a scenario may use (www/README.md's table lists each). */
+export const ACTION_KINDS = Object.keys(ACTION_RULES);
+
 /** Check a scenario's shape; returns it, or throws a ScenarioError naming the step and the problem. */
 export function validateScenario(def) {
   if (!isObject(def)) throw new ScenarioError("A scenario must be a JSON object with a title and steps.");
