@@ -8,11 +8,14 @@ use super::queue::Removal;
 use super::requests::{
     CancelMessageMoveTaskRequest, ListMessageMoveTasksRequest, StartMessageMoveTaskRequest,
 };
-use super::responses::{CancelMessageMoveTaskResponse, StartMessageMoveTaskResponse};
+use super::responses::{
+    CancelMessageMoveTaskResponse, ListMessageMoveTasksResponse, ListMessageMoveTasksResultEntry,
+    StartMessageMoveTaskResponse,
+};
 use super::{int_in_range, Engine};
 use crate::error::{invalid_value, SqsError};
 use crate::events::EventKind;
-use crate::json_text::{list, Obj};
+use crate::json_text::Obj;
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -58,23 +61,20 @@ impl MoveTask {
         base64::engine::general_purpose::STANDARD.encode(raw)
     }
 
-    /// One task as ListMessageMoveTasks lists it (members in byte order of their names).
-    fn write_json(&self, keys: &IdKeys, out: &mut String) {
-        let mut o = Obj::new(out);
-        o.u64("ApproximateNumberOfMessagesMoved", self.moved)
-            .u64("ApproximateNumberOfMessagesToMove", self.to_move)
-            .opt("DestinationArn", self.destination_arn.as_deref())
-            .opt("FailureReason", self.failure_reason.as_deref());
-        if let Some(r) = self.rate {
-            o.u64("MaxNumberOfMessagesPerSecond", u64::from(r));
+    /// The task as ListMessageMoveTasks lists it.
+    fn result(&self, keys: &IdKeys) -> ListMessageMoveTasksResultEntry {
+        let running = self.status == "RUNNING";
+        ListMessageMoveTasksResultEntry {
+            approximate_number_of_messages_moved: self.moved,
+            approximate_number_of_messages_to_move: self.to_move,
+            destination_arn: self.destination_arn.clone(),
+            failure_reason: self.failure_reason.clone(),
+            max_number_of_messages_per_second: self.rate,
+            source_arn: self.source_arn.clone(),
+            started_timestamp: self.started_at,
+            status: self.status.clone(),
+            task_handle: running.then(|| self.handle(keys)),
         }
-        o.str("SourceArn", &self.source_arn)
-            .u64("StartedTimestamp", self.started_at)
-            .str("Status", &self.status);
-        if self.status == "RUNNING" {
-            o.str("TaskHandle", &self.handle(keys));
-        }
-        o.end();
     }
 }
 
@@ -185,12 +185,10 @@ impl Engine {
         })
     }
 
-    /// Writes its AWS JSON text here rather than a typed response, as the listing actions in
-    /// queues.rs do (and for the same reason: the package's size budget).
     pub(crate) fn list_message_move_tasks(
         &mut self,
         req: ListMessageMoveTasksRequest,
-    ) -> Result<String, SqsError> {
+    ) -> Result<ListMessageMoveTasksResponse, SqsError> {
         let source_arn = req
             .source_arn
             .ok_or_else(|| SqsError::MissingParameter("SourceArn".into()))?;
@@ -204,24 +202,16 @@ impl Engine {
         .unwrap_or(1) as usize;
         self.resolve_arn(&source_arn)
             .ok_or_else(|| not_found("SourceArn"))?;
-        let results: Vec<&MoveTask> = self
+        let keys = &self.keys;
+        let results = self
             .tasks
             .iter()
             .rev()
             .filter(|t| t.source_arn == source_arn)
             .take(max)
+            .map(|t| t.result(keys))
             .collect();
-        if results.is_empty() {
-            return Ok(String::from("{}"));
-        }
-        let mut out = String::new();
-        let mut o = Obj::new(&mut out);
-        let keys = &self.keys;
-        list(o.member("Results"), &results, |out, t| {
-            t.write_json(keys, out)
-        });
-        o.end();
-        Ok(out)
+        Ok(ListMessageMoveTasksResponse { results })
     }
 
     pub(crate) fn cancel_message_move_task(

@@ -1,20 +1,19 @@
 //! Queue-level actions: create, delete, find, list, attributes, tags, purge, permissions.
 //!
-//! Most answer typed responses (`responses.rs`), which `protocol/aws_json` writes. The listing
-//! ones (ListQueues, ListDeadLetterSourceQueues, GetQueueAttributes, ListQueueTags) still write
-//! their AWS JSON text here: as typed responses, with a writer each on the protocol side, they
-//! took more wasm than the package's size budget has room for.
+//! Each answers a typed response (`responses.rs`), which `protocol/aws_json` writes.
 
 use super::attributes::{QueueAttributes, Touched, ALL_NAMES};
 use super::journal::RecordKey;
 use super::queue::{Queue, Removal};
 use super::requests::*;
-use super::responses::{EmptyResponse, QueueUrlResponse};
+use super::responses::{
+    EmptyResponse, GetQueueAttributesResponse, ListDeadLetterSourceQueuesResponse,
+    ListQueueTagsResponse, ListQueuesResponse, QueueUrlResponse,
+};
 use super::{Engine, QUEUE_REUSE_WAIT_MS};
 use crate::context::CallContext;
 use crate::error::{invalid_value, queue_name_exists, unknown_attribute, SqsError};
 use crate::events::EventKind;
-use crate::json_text::{list, str_map, string, Obj};
 use crate::validate;
 use base64::Engine as _;
 use serde_json::{Map, Value};
@@ -222,7 +221,7 @@ impl Engine {
         &mut self,
         ctx: &CallContext,
         req: ListQueuesRequest,
-    ) -> Result<String, SqsError> {
+    ) -> Result<ListQueuesResponse, SqsError> {
         let prefix = req.queue_name_prefix.unwrap_or_default();
         let names: Vec<&String> = self
             .by_name
@@ -230,22 +229,18 @@ impl Engine {
             .take_while(|(n, _)| n.starts_with(&prefix))
             .map(|(n, _)| n)
             .collect();
-        let (page, token) = paginate(&names, req.max_results, req.next_token.as_deref())?;
-        let mut out = String::new();
-        let mut o = Obj::new(&mut out);
-        o.opt("NextToken", token.as_deref());
-        if !page.is_empty() {
-            self.urls(ctx, o.member("QueueUrls"), &page);
-        }
-        o.end();
-        Ok(out)
+        let (page, next_token) = paginate(&names, req.max_results, req.next_token.as_deref())?;
+        Ok(ListQueuesResponse {
+            queue_urls: self.urls(ctx, &page),
+            next_token,
+        })
     }
 
     pub(crate) fn list_dead_letter_source_queues(
         &mut self,
         ctx: &CallContext,
         req: ListDeadLetterSourceQueuesRequest,
-    ) -> Result<String, SqsError> {
+    ) -> Result<ListDeadLetterSourceQueuesResponse, SqsError> {
         let uid = self.required_url(&req.queue_url)?;
         let dlq_arn = self.arn(&self.queue(uid)?.name);
         let names: Vec<&String> = self
@@ -261,26 +256,23 @@ impl Engine {
             })
             .map(|(n, _)| n)
             .collect();
-        let (page, token) = paginate(&names, req.max_results, req.next_token.as_deref())?;
-        let mut out = String::new();
-        let mut o = Obj::new(&mut out);
-        o.opt("NextToken", token.as_deref());
-        // `queueUrls` is required in the model: present even when empty (spec §4.16).
-        self.urls(ctx, o.member("queueUrls"), &page);
-        o.end();
-        Ok(out)
+        let (page, next_token) = paginate(&names, req.max_results, req.next_token.as_deref())?;
+        Ok(ListDeadLetterSourceQueuesResponse {
+            queue_urls: self.urls(ctx, &page),
+            next_token,
+        })
     }
 
-    /// The queues' URLs as a JSON list.
-    fn urls(&self, ctx: &CallContext, out: &mut String, names: &[&String]) {
-        list(out, names, |out, n| string(out, &self.url(ctx, n)));
+    /// The queues' URLs.
+    fn urls(&self, ctx: &CallContext, names: &[&String]) -> Vec<String> {
+        names.iter().map(|n| self.url(ctx, n)).collect()
     }
 
     pub(crate) fn get_queue_attributes(
         &mut self,
         _now: u64,
         req: GetQueueAttributesRequest,
-    ) -> Result<String, SqsError> {
+    ) -> Result<GetQueueAttributesResponse, SqsError> {
         let uid = self.required_url(&req.queue_url)?;
         let names = req.attribute_names.unwrap_or_default();
         for n in &names {
@@ -292,25 +284,16 @@ impl Engine {
         let q = self.queue(uid)?;
         // In byte order of the names and each once, however the request named them: every name
         // is one of ALL_NAMES (checked above), which is in that order.
-        let mut attributes = String::new();
-        let mut o = Obj::new(&mut attributes);
-        let mut any = false;
+        let mut attributes = Vec::with_capacity(if all { ALL_NAMES.len() } else { names.len() });
         for &name in ALL_NAMES {
             if !all && !names.iter().any(|n| n == name) {
                 continue;
             }
             if let Some(v) = self.attribute_value(q, name) {
-                o.str(name, &v);
-                any = true;
+                attributes.push((name, v));
             }
         }
-        o.end();
-        if !any {
-            return Ok(String::from("{}"));
-        }
-        let mut out = String::with_capacity(attributes.len() + 16);
-        Obj::new(&mut out).raw("Attributes", &attributes).end();
-        Ok(out)
+        Ok(GetQueueAttributesResponse { attributes })
     }
 
     /// One attribute as GetQueueAttributes renders it (counters included).
@@ -424,17 +407,14 @@ impl Engine {
         Ok(EmptyResponse)
     }
 
-    pub(crate) fn list_queue_tags(&mut self, req: QueueUrlRequest) -> Result<String, SqsError> {
+    pub(crate) fn list_queue_tags(
+        &mut self,
+        req: QueueUrlRequest,
+    ) -> Result<ListQueueTagsResponse, SqsError> {
         let uid = self.required_url(&req.queue_url)?;
-        let q = self.queue(uid)?;
-        if q.tags.is_empty() {
-            return Ok(String::from("{}"));
-        }
-        let mut out = String::new();
-        let mut o = Obj::new(&mut out);
-        str_map(o.member("Tags"), q.tags.iter());
-        o.end();
-        Ok(out)
+        Ok(ListQueueTagsResponse {
+            tags: self.queue(uid)?.tags.clone(),
+        })
     }
 
     pub(crate) fn purge_queue(

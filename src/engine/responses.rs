@@ -203,3 +203,63 @@ pub struct StartMessageMoveTaskResponse {
 pub struct CancelMessageMoveTaskResponse {
     pub approximate_number_of_messages_moved: u64,
 }
+
+/// ListQueues' result: one page of queue URLs, and the token for the next page when more
+/// remain (an empty list is omitted on the wire).
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ListQueuesResponse {
+    pub queue_urls: Vec<String>,
+    pub next_token: Option<String>,
+}
+
+/// ListDeadLetterSourceQueues' result: the page of queues whose RedrivePolicy names the queue.
+/// `queueUrls` is required in SQS's model, so it is on the wire even when empty (spec §4.16).
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ListDeadLetterSourceQueuesResponse {
+    pub queue_urls: Vec<String>,
+    pub next_token: Option<String>,
+}
+
+/// GetQueueAttributes' result.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GetQueueAttributesResponse {
+    /// The attributes asked for that the queue has, each once, in byte order of their names
+    /// (the order `All` lists them in), however the request named them. The names are the
+    /// engine's own, so none is copied.
+    pub attributes: Vec<(&'static str, String)>,
+}
+
+/// ListQueueTags' result (no tags: no `Tags` on the wire).
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ListQueueTagsResponse {
+    pub tags: SortedMap<String, String>,
+}
+
+/// One task of a ListMessageMoveTasks result.
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ListMessageMoveTasksResultEntry {
+    pub approximate_number_of_messages_moved: u64,
+    pub approximate_number_of_messages_to_move: u64,
+    pub destination_arn: Option<String>,
+    pub failure_reason: Option<String>,
+    /// Present when the task was started with a rate.
+    pub max_number_of_messages_per_second: Option<u32>,
+    pub source_arn: String,
+    pub started_timestamp: u64,
+    /// `RUNNING`, `COMPLETED`, `CANCELLED` or `FAILED`.
+    pub status: String,
+    /// Running tasks only: what CancelMessageMoveTask takes.
+    pub task_handle: Option<String>,
+}
+
+/// ListMessageMoveTasks' result: the source's most recent tasks, newest first (an empty list
+/// is omitted on the wire).
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ListMessageMoveTasksResponse {
+    pub results: Vec<ListMessageMoveTasksResultEntry>,
+}

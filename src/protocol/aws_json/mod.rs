@@ -106,12 +106,12 @@ fn run(
         "CreateQueue" => text(e.create_queue(now, ctx, parse(params)?)),
         "DeleteQueue" => text(e.delete_queue(now, parse(params)?)),
         "GetQueueUrl" => text(e.get_queue_url(ctx, parse(params)?)),
-        "ListQueues" => e.list_queues(ctx, parse(params)?),
-        "GetQueueAttributes" => e.get_queue_attributes(now, parse(params)?),
+        "ListQueues" => text(e.list_queues(ctx, parse(params)?)),
+        "GetQueueAttributes" => text(e.get_queue_attributes(now, parse(params)?)),
         "SetQueueAttributes" => text(e.set_queue_attributes(now, parse(params)?)),
         "TagQueue" => text(e.tag_queue(now, parse(params)?)),
         "UntagQueue" => text(e.untag_queue(now, parse(params)?)),
-        "ListQueueTags" => e.list_queue_tags(parse(params)?),
+        "ListQueueTags" => text(e.list_queue_tags(parse(params)?)),
         "PurgeQueue" => text(e.purge_queue(now, parse(params)?)),
         "AddPermission" => text(e.add_permission(now, parse(params)?)),
         "RemovePermission" => text(e.remove_permission(now, parse(params)?)),
@@ -124,9 +124,9 @@ fn run(
         "ChangeMessageVisibilityBatch" => {
             text(e.run_change_message_visibility_batch(now, &parse(params)?))
         }
-        "ListDeadLetterSourceQueues" => e.list_dead_letter_source_queues(ctx, parse(params)?),
+        "ListDeadLetterSourceQueues" => text(e.list_dead_letter_source_queues(ctx, parse(params)?)),
         "StartMessageMoveTask" => text(e.start_message_move_task(now, parse(params)?)),
-        "ListMessageMoveTasks" => e.list_message_move_tasks(parse(params)?),
+        "ListMessageMoveTasks" => text(e.list_message_move_tasks(parse(params)?)),
         "CancelMessageMoveTask" => text(e.cancel_message_move_task(now, parse(params)?)),
         _ => Err(SqsError::UnknownOperation(format!(
             "The action {action} is not valid for this endpoint."

@@ -7,10 +7,13 @@
 
 use crate::engine::responses::{
     BatchResponse, BatchResultErrorEntry, CancelMessageMoveTaskResponse,
-    DeleteMessageBatchResponse, EmptyResponse, QueueUrlResponse, ReceiveMessageResponse,
-    ReceivedMessage, SendMessageBatchResponse, SendMessageResponse, StartMessageMoveTaskResponse,
+    DeleteMessageBatchResponse, EmptyResponse, GetQueueAttributesResponse,
+    ListDeadLetterSourceQueuesResponse, ListMessageMoveTasksResponse,
+    ListMessageMoveTasksResultEntry, ListQueueTagsResponse, ListQueuesResponse, QueueUrlResponse,
+    ReceiveMessageResponse, ReceivedMessage, SendMessageBatchResponse, SendMessageResponse,
+    StartMessageMoveTaskResponse,
 };
-use crate::json_text::{list, str_list, string, Obj};
+use crate::json_text::{list, str_list, str_map, string, Obj};
 use crate::model::MessageAttributeValue;
 use base64::Engine as _;
 
@@ -223,5 +226,240 @@ impl JsonResponse for CancelMessageMoveTaskResponse {
                 self.approximate_number_of_messages_moved,
             )
             .end();
+    }
+}
+
+/// A page of queue URLs: `NextToken` when more remain, then the URLs under `urls_member`,
+/// left out when empty unless `always`. ListQueues and ListDeadLetterSourceQueues differ only
+/// in those two.
+fn write_url_page(
+    out: &mut String,
+    urls_member: &'static str,
+    always: bool,
+    urls: &[String],
+    next_token: Option<&str>,
+) {
+    let mut o = Obj::new(out);
+    o.opt("NextToken", next_token);
+    if always || !urls.is_empty() {
+        str_list(o.member(urls_member), urls);
+    }
+    o.end();
+}
+
+/// Room for a page of URLs: each URL, its quotes and comma, and a token.
+fn url_page_size(urls: &[String]) -> usize {
+    64 + urls.iter().map(|u| u.len() + 3).sum::<usize>()
+}
+
+impl JsonResponse for ListQueuesResponse {
+    fn size_hint(&self) -> usize {
+        url_page_size(&self.queue_urls)
+    }
+
+    fn write_json(&self, out: &mut String) {
+        write_url_page(
+            out,
+            "QueueUrls",
+            false,
+            &self.queue_urls,
+            self.next_token.as_deref(),
+        );
+    }
+}
+
+impl JsonResponse for ListDeadLetterSourceQueuesResponse {
+    fn size_hint(&self) -> usize {
+        url_page_size(&self.queue_urls)
+    }
+
+    fn write_json(&self, out: &mut String) {
+        write_url_page(
+            out,
+            "queueUrls",
+            true,
+            &self.queue_urls,
+            self.next_token.as_deref(),
+        );
+    }
+}
+
+impl JsonResponse for GetQueueAttributesResponse {
+    fn size_hint(&self) -> usize {
+        // Each name and value with their quotes, colon and comma; a Policy may be long.
+        let each: usize = self
+            .attributes
+            .iter()
+            .map(|(k, v)| k.len() + v.len() + 8)
+            .sum();
+        16 + each
+    }
+
+    fn write_json(&self, out: &mut String) {
+        let mut o = Obj::new(out);
+        if !self.attributes.is_empty() {
+            let mut a = Obj::new(o.member("Attributes"));
+            for (name, value) in &self.attributes {
+                a.str(name, value);
+            }
+            a.end();
+        }
+        o.end();
+    }
+}
+
+impl JsonResponse for ListQueueTagsResponse {
+    fn write_json(&self, out: &mut String) {
+        let mut o = Obj::new(out);
+        if !self.tags.is_empty() {
+            str_map(o.member("Tags"), self.tags.iter());
+        }
+        o.end();
+    }
+}
+
+impl JsonResponse for ListMessageMoveTasksResponse {
+    fn size_hint(&self) -> usize {
+        // Member names, two ARNs, a handle (base64 of a UUID and an ARN) and the numbers.
+        16 + 640 * self.results.len()
+    }
+
+    fn write_json(&self, out: &mut String) {
+        let mut o = Obj::new(out);
+        if !self.results.is_empty() {
+            list(o.member("Results"), &self.results, write_move_task);
+        }
+        o.end();
+    }
+}
+
+/// One task of a ListMessageMoveTasks result.
+fn write_move_task(out: &mut String, t: &ListMessageMoveTasksResultEntry) {
+    let mut o = Obj::new(out);
+    o.u64(
+        "ApproximateNumberOfMessagesMoved",
+        t.approximate_number_of_messages_moved,
+    )
+    .u64(
+        "ApproximateNumberOfMessagesToMove",
+        t.approximate_number_of_messages_to_move,
+    )
+    .opt("DestinationArn", t.destination_arn.as_deref())
+    .opt("FailureReason", t.failure_reason.as_deref());
+    if let Some(rate) = t.max_number_of_messages_per_second {
+        o.u64("MaxNumberOfMessagesPerSecond", u64::from(rate));
+    }
+    o.str("SourceArn", &t.source_arn)
+        .u64("StartedTimestamp", t.started_timestamp)
+        .str("Status", &t.status)
+        .opt("TaskHandle", t.task_handle.as_deref());
+    o.end();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn text(r: &dyn JsonResponse) -> String {
+        to_json(r)
+    }
+
+    #[test]
+    fn a_page_of_queue_urls_omits_an_empty_list_but_dead_letter_sources_keep_it() {
+        let urls = vec!["http://h/1/a".to_string(), "http://h/1/b\"".to_string()];
+        let page = ListQueuesResponse {
+            queue_urls: urls.clone(),
+            next_token: Some("YQ".into()),
+        };
+        assert_eq!(
+            text(&page),
+            json!({"NextToken": "YQ", "QueueUrls": urls}).to_string()
+        );
+        assert_eq!(text(&ListQueuesResponse::default()), "{}");
+        let sources = ListDeadLetterSourceQueuesResponse {
+            queue_urls: urls.clone(),
+            next_token: None,
+        };
+        assert_eq!(text(&sources), json!({ "queueUrls": urls }).to_string());
+        assert_eq!(
+            text(&ListDeadLetterSourceQueuesResponse::default()),
+            r#"{"queueUrls":[]}"#
+        );
+    }
+
+    #[test]
+    fn queue_attributes_are_written_in_the_order_given_and_escaped() {
+        let policy = r#"{"Version":"2012-10-17","Statement":[]}"#;
+        let r = GetQueueAttributesResponse {
+            attributes: vec![("DelaySeconds", "0".into()), ("Policy", policy.into())],
+        };
+        assert_eq!(
+            text(&r),
+            json!({"Attributes": {"DelaySeconds": "0", "Policy": policy}}).to_string()
+        );
+        assert_eq!(text(&GetQueueAttributesResponse::default()), "{}");
+    }
+
+    #[test]
+    fn tags_are_a_map_of_strings_and_no_tags_no_member() {
+        let tags: crate::maps::SortedMap<String, String> = [
+            ("team".to_string(), "a\"b".to_string()),
+            ("é\n".to_string(), String::new()),
+        ]
+        .into_iter()
+        .collect();
+        let r = ListQueueTagsResponse { tags };
+        assert_eq!(
+            text(&r),
+            json!({"Tags": {"team": "a\"b", "é\n": ""}}).to_string()
+        );
+        assert_eq!(text(&ListQueueTagsResponse::default()), "{}");
+    }
+
+    #[test]
+    fn move_tasks_write_only_the_members_they_have() {
+        let running = ListMessageMoveTasksResultEntry {
+            approximate_number_of_messages_moved: 3,
+            approximate_number_of_messages_to_move: 10,
+            destination_arn: Some("arn:aws:sqs:us-east-1:1:q".into()),
+            failure_reason: None,
+            max_number_of_messages_per_second: Some(5),
+            source_arn: "arn:aws:sqs:us-east-1:1:dlq".into(),
+            started_timestamp: 1_700_000_000_000,
+            status: "RUNNING".into(),
+            task_handle: Some("aGFuZGxl".into()),
+        };
+        let failed = ListMessageMoveTasksResultEntry {
+            failure_reason: Some("AWS.SimpleQueueService.NonExistentQueue".into()),
+            status: "FAILED".into(),
+            source_arn: "arn:aws:sqs:us-east-1:1:dlq".into(),
+            ..Default::default()
+        };
+        let r = ListMessageMoveTasksResponse {
+            results: vec![running, failed],
+        };
+        let expected = json!({"Results": [
+            {
+                "ApproximateNumberOfMessagesMoved": 3,
+                "ApproximateNumberOfMessagesToMove": 10,
+                "DestinationArn": "arn:aws:sqs:us-east-1:1:q",
+                "MaxNumberOfMessagesPerSecond": 5,
+                "SourceArn": "arn:aws:sqs:us-east-1:1:dlq",
+                "StartedTimestamp": 1_700_000_000_000u64,
+                "Status": "RUNNING",
+                "TaskHandle": "aGFuZGxl",
+            },
+            {
+                "ApproximateNumberOfMessagesMoved": 0,
+                "ApproximateNumberOfMessagesToMove": 0,
+                "FailureReason": "AWS.SimpleQueueService.NonExistentQueue",
+                "SourceArn": "arn:aws:sqs:us-east-1:1:dlq",
+                "StartedTimestamp": 0,
+                "Status": "FAILED",
+            },
+        ]});
+        assert_eq!(text(&r), expected.to_string());
+        assert_eq!(text(&ListMessageMoveTasksResponse::default()), "{}");
     }
 }
