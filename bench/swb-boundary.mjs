@@ -13,8 +13,8 @@
 //
 // CPU time (process.cpuUsage), the variants alternating in short rounds (which goes first
 // alternates too); per case the median µs per call of each and the median of the per-round
-// ratios. GetQueueAttributes and peek exist as JSON text inside the engine, so their
-// serde-wasm-bindgen variant first reads that text into a `Value`; that step is timed alone in
+// ratios. peek exists only as JSON text, and GetQueueAttributes is taken as the wire's JSON text, so
+// their serde-wasm-bindgen variant first reads that text into a `Value`; that step is timed alone in
 // the same rounds and taken out ("swb, net"), which is what a typed `to_value` would cost at best.
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";

@@ -4,9 +4,10 @@
 //!
 //! Actions are read with `from_value` into typed mirrors of the wire shapes and answered with
 //! `to_value` of mirrors that borrow from the engine's typed responses, so the engine does the
-//! same work in both variants. GetQueueAttributes and `peek` exist only as JSON text inside the
-//! engine; their answers are read into a `Value` first, and the `*RustOnly` methods time that
-//! extra step alone so the bench can take it out.
+//! same work in both variants. `peek` exists only as JSON text, and this variant takes
+//! GetQueueAttributes as the wire's JSON text (its typed response has no mirror here); their
+//! answers are read into a `Value` first, and the `*RustOnly` methods time that extra step alone
+//! so the bench can take it out.
 
 use super::convert;
 use super::core::WasqCore;
