@@ -7,7 +7,7 @@ import { wasm } from "../src/bindings.js";
 import * as wire from "./wire.js";
 import { partitionOf, wrapHandle, unwrapHandle, groupHash } from "./partition.js";
 import { engineSettings } from "./host.js";
-import { engineFacts, batchIdsValid } from "./facts.js";
+import { engineFacts, batchIdsValid } from "../src/facts.js";
 import { isScrape, metricsResponse } from "./metrics.js";
 import { scrapeRefusal } from "../src/prometheus.js";
 import { headerPairs, requestHead } from "../src/http-head.js";
