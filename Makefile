@@ -64,8 +64,9 @@ test-page: pkg test-pkg
 test-clients: pkg test-pkg
 	scripts/test-clients.sh
 
-## The Worker and Durable Objects in workerd (miniflare), with the AWS SDK.
-test-edge: pkg
+## The Worker and Durable Objects in workerd (miniflare), with the AWS SDK; the test package
+## (target/pkg-test) for what an internal error in an object leaves behind.
+test-edge: pkg test-pkg
 	scripts/test-edge.sh
 
 test: lint test-rust test-js test-crash test-page test-clients test-edge

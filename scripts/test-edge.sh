@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Edge tests: the packaged Worker (pkg/worker) in workerd through miniflare, driven by the real
-# @aws-sdk/client-sqs. Needs pkg/ (scripts/build-pkg.sh) and the root devDependencies.
+# @aws-sdk/client-sqs. Needs pkg/ (scripts/build-pkg.sh), target/pkg-test (scripts/build-test-pkg.sh,
+# for tests/edge/internal-error.test.mjs) and the root devDependencies.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # On Node 22 whatever node is on PATH (scripts/ensure-node.sh; WASQ_NODE=system: PATH's own).

@@ -7,10 +7,9 @@
 
 import { flatLookup, protocolOptions } from "../src/http.js";
 import { requestHead } from "../src/http-head.js";
-import { ACTIONS, ADMIT } from "../src/engine.js";
+import { ADMIT } from "../src/engine.js";
+import { engineFacts } from "../src/facts.js";
 import { CONTENT_TYPE, familiesText, queueFamilies, scrapeRefusal } from "../src/prometheus.js";
-
-const KNOWN_ACTIONS = new Set(ACTIONS);
 
 /**
  * Upper bounds of the latency histogram's buckets, in seconds: from a millisecond (an answer
@@ -24,7 +23,8 @@ const CODE = /^[A-Za-z][A-Za-z0-9.]{0,99}$/;
 /**
  * The action a request names, without parsing more than needed: the JSON protocol's target
  * header, else `Action=` in the query string or the start of a form body. Anything not an SQS
- * action is "unknown", so the label's values stay the 23 actions whatever clients send.
+ * action (the core's list, src/facts.js) is "unknown", so the label's values stay the SQS actions
+ * whatever clients send.
  */
 export function actionOf(header, query, body) {
   const target = header("x-amz-target");
@@ -35,7 +35,7 @@ export function actionOf(header, query, body) {
     const inBody = inQuery ?? (body.length > 0 ? /(?:^|&)Action=([A-Za-z]+)/.exec(body.toString("latin1", 0, Math.min(body.length, 4096))) : null);
     action = inBody?.[1];
   }
-  return KNOWN_ACTIONS.has(action) ? action : "unknown";
+  return engineFacts().actions.has(action) ? action : "unknown";
 }
 
 /**

@@ -7,5 +7,4 @@ export * from "../entry/node.js";
 export { WasqCore } from "../wasq.js";
 export { dispatchText } from "../src/io.js";
 export { COMMIT_PACKED, packRecords } from "../src/storage/batch.js";
-export { ACTIONS } from "../src/engine.js";
-export { engineFacts, batchIdsValid } from "../worker/facts.js";
+export { engineFacts, batchIdsValid } from "../src/facts.js";

@@ -12,6 +12,7 @@ import { MemoryStorage } from "./storage/memory.js";
 import { COMMIT_PACKED, LOAD_PACKED, PACKED_LOADS, packRecords, unpackBatch } from "./storage/batch.js";
 import { Waiters } from "./waiters.js";
 import { dispatchText } from "./io.js";
+import { engineFacts } from "./facts.js";
 
 // Entry points for the HTTP handlers (same package, not public API): symbols keep them off the
 // documented surface without a second class.
@@ -26,33 +27,6 @@ export const INTERNAL = Symbol("wasq.internal");
 // A ReceiveMessage reached the engine, whether it waits or is answered at once (see whenPolling).
 export const RECEIVED = Symbol("wasq.received");
 export const ADMIT = Symbol("wasq.admit");
-
-/** Every SQS action; each also gets a camelCase method (`sendMessage(params)`). */
-export const ACTIONS = [
-  "AddPermission",
-  "CancelMessageMoveTask",
-  "ChangeMessageVisibility",
-  "ChangeMessageVisibilityBatch",
-  "CreateQueue",
-  "DeleteMessage",
-  "DeleteMessageBatch",
-  "DeleteQueue",
-  "GetQueueAttributes",
-  "GetQueueUrl",
-  "ListDeadLetterSourceQueues",
-  "ListMessageMoveTasks",
-  "ListQueueTags",
-  "ListQueues",
-  "PurgeQueue",
-  "ReceiveMessage",
-  "RemovePermission",
-  "SendMessage",
-  "SendMessageBatch",
-  "SetQueueAttributes",
-  "StartMessageMoveTask",
-  "TagQueue",
-  "UntagQueue",
-];
 
 /** setTimeout's delay is a signed 32-bit number of ms; longer waits are re-armed when they fire. */
 const MAX_TIMER_DELAY = 2 ** 31 - 1;
@@ -195,6 +169,7 @@ export class Engine {
     this.#storage = storage;
     this.#timers = timers !== false;
     const persist = storage !== null;
+    if (!actionMethods) installActionMethods();
     this.#coreOptions = { seed: seed === undefined || seed === null ? randomSeed() : seed, region, accountId, defaultHost, standardInflightLimit, fifoInflightLimit, maxStoredBytes, persist };
     try {
       this.#core = this.#newCore();
@@ -839,13 +814,27 @@ function camel(action) {
   return action[0].toLowerCase() + action.slice(1);
 }
 
-for (const action of ACTIONS) {
-  if (action === "ReceiveMessage") continue; // async, long-polling, defined above
-  Object.defineProperty(Engine.prototype, camel(action), {
-    value: function (params = {}) {
-      return this.dispatch(action, params);
-    },
-    writable: true,
-    configurable: true,
-  });
+let actionMethods = false;
+
+/**
+ * A camelCase method for every SQS action the core knows (`sendMessage(params)` is
+ * `dispatch("SendMessage", params)`), from the core's own list, so that no list here can drift
+ * from it. Installed by the first constructor, because the list exists only once the wasm is
+ * instantiated (at import on Node and workerd, after `await init()` in browsers) and no Engine
+ * can be made before that. A method the class defines itself (receiveMessage, which long-polls)
+ * is kept.
+ */
+function installActionMethods() {
+  for (const action of engineFacts().actions) {
+    const name = camel(action);
+    if (Object.hasOwn(Engine.prototype, name)) continue;
+    Object.defineProperty(Engine.prototype, name, {
+      value: function (params = {}) {
+        return this.dispatch(action, params);
+      },
+      writable: true,
+      configurable: true,
+    });
+  }
+  actionMethods = true;
 }

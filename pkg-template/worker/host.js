@@ -6,10 +6,17 @@
 // Durability: DurableObjectStorage writes inside transactionSync, synchronously, before the
 // engine returns; the output gate holds the response until that write is durable. Nothing here
 // awaits between a state change and its write.
+//
+// Internal errors: an engine whose wasm panicked or trapped (src/internal-error.js) refuses every
+// later call, and the object would answer 500 to everything until workerd evicted it. The object
+// answers the request that failed with InternalFailure, forgets that engine, and builds a new one
+// over the same storage on the next request: storage holds everything acknowledged, and nothing
+// of the failed call (which was never acknowledged).
 
 import { Engine, DurableObjectStorage } from "../entry/workerd.js";
 import { DISPATCH, WAIT, FLUSH, NOW, PARSED, INTERNAL } from "../src/engine.js";
 import { headerPairs } from "../src/http-head.js";
+import { internalFailure } from "./wire.js";
 
 const SEED_KEY = "wasq-edge:seed";
 const decoder = new TextDecoder();
@@ -64,8 +71,9 @@ export class EngineHost {
    * wait until the queue is receivable or the wait ends, then receive again.
    */
   async parsed(parsed, signal) {
-    const engine = this.engine;
+    let engine;
     try {
+      engine = this.engine;
       const start = engine[NOW]();
       let res = engine[PARSED](parsed);
       if (parsed.action === "ReceiveMessage" && res.status === 200 && !delivered(res, parsed.protocol)) {
@@ -95,8 +103,38 @@ export class EngineHost {
       await this.afterRequest(parsed.action);
       // The Worker's form of an answer: headers as pairs, which it splices (wire.js).
       return { status: res.status, headers: headerPairs(res.head), body: res.body };
+    } catch (err) {
+      if (!this.#stopped(engine, err)) throw err;
+      return internalFailure(parsed.protocol === "json", err.message);
     } finally {
       await this.syncAlarm();
+    }
+  }
+
+  /**
+   * Whether `err` is an internal error (a panic or trap in the wasm). If `engine` is the one in
+   * use, it is forgotten, so that the next use builds a new engine over the same storage; an
+   * engine built meanwhile by another request (this one waited on the old one) is kept.
+   */
+  #stopped(engine, err) {
+    if (err?.name !== "WasqInternalError") return false;
+    if (engine !== undefined && engine === this.#engine) {
+      console.error(`wasq edge: internal error, the engine stopped; the next request builds a new one from storage: ${err.stack ?? err}`);
+      this.#engine = null;
+      engine.close();
+    }
+    return true;
+  }
+
+  /** `use(engine)`; an internal error forgets the engine (see #stopped) and is thrown on. */
+  #using(use) {
+    let engine;
+    try {
+      engine = this.engine;
+      return use(engine);
+    } catch (err) {
+      this.#stopped(engine, err);
+      throw err;
     }
   }
 
@@ -108,9 +146,10 @@ export class EngineHost {
     try {
       const out = calls.map(({ action, params }) => {
         try {
-          return { ok: this.engine[DISPATCH](action, params, context) };
+          return { ok: this.#using((engine) => engine[DISPATCH](action, params, context)) };
         } catch (err) {
-          if (err?.code === undefined) throw err;
+          // An internal error carries a code too (InternalFailure), but is no answer of the engine's.
+          if (err?.code === undefined || err.name === "WasqInternalError") throw err;
           return { error: { name: err.name, code: err.code, message: err.message } };
         }
       });
@@ -158,14 +197,24 @@ export class EngineHost {
    * Throws the engine's error.
    */
   internalOp(op, params, context) {
-    return this.engine[INTERNAL](op, params, context);
+    return this.#using((engine) => engine[INTERNAL](op, params, context));
   }
 
   /** Keep the object's one alarm on the engine's next deadline. */
   async syncAlarm() {
     if (this.#engine === null) return;
     if (this.#alarmAt === undefined) this.#alarmAt = (await this.ctx.storage.getAlarm()) ?? null;
-    const own = this.#engine.nextDeadline();
+    const engine = this.#engine;
+    if (engine === null) return;
+    let own;
+    try {
+      own = engine.nextDeadline();
+    } catch (err) {
+      // An engine that stopped in a call whose error was handled elsewhere (a dead-letter
+      // transfer's is only logged) is forgotten here; the next use builds one from storage.
+      if (this.#stopped(engine, err)) return;
+      throw err;
+    }
     const extra = this.extraDeadline();
     const next = own === undefined ? extra : extra === undefined ? own : Math.min(own, extra);
     const want = next === undefined ? null : Math.max(next, Date.now() + 1);
@@ -184,7 +233,7 @@ export class EngineHost {
 
   async alarm() {
     this.#alarmAt = null; // a fired alarm is gone
-    this.engine.tick();
+    this.#using((engine) => engine.tick());
     await this.syncAlarm();
   }
 
@@ -203,7 +252,7 @@ export class EngineHost {
       const { queueUrl, context, deadline, immediate } = input;
       return { ready: await this.waitReceivable(queueUrl, context, deadline, immediate, request.signal) };
     }
-    if (path === "/metrics") return this.engine.metrics();
+    if (path === "/metrics") return this.#using((engine) => engine.metrics());
     throw new Error(`wasq edge object: unknown endpoint ${path}`);
   }
 }

@@ -38,7 +38,6 @@ const STEP_MS = 1000;
  */
 const EXPORT_LOCK_S = 10;
 const NON_EXISTENT = "AWS.SimpleQueueService.NonExistentQueue";
-export const MOVE_ACTIONS = new Set(["StartMessageMoveTask", "ListMessageMoveTasks", "CancelMessageMoveTask"]);
 
 /** AWS's handle: base64 of `{"taskId": <UUID>, "sourceArn": …}` (recorded, issue #33 item 3). */
 function handleOf(task) {

@@ -16,8 +16,8 @@
 
 import { EngineHost, encodeHttp, decodeHttp, removal } from "./host.js";
 import { partitionsFor, objectName, groupHash } from "./partition.js";
-import { engineFacts } from "./facts.js";
-import { MoveTasks, MOVE_ACTIONS } from "./move-tasks.js";
+import { engineFacts } from "../src/facts.js";
+import { MoveTasks } from "./move-tasks.js";
 import * as wire from "./wire.js";
 
 const RECORD = "wasq-edge:q:";
@@ -286,7 +286,7 @@ export class WasqDirectory extends EngineHost {
     const parsed = await request.json();
     const before = name ? this.#record(region, name) : null;
     const res = await this.parsed(parsed, request.signal);
-    if (MOVE_ACTIONS.has(action)) return encodeHttp(await this.#moveTasks.answer(action, wire.read(parsed), res, context, region));
+    if (engineFacts().moveActions.has(action)) return encodeHttp(await this.#moveTasks.answer(action, wire.read(parsed), res, context, region));
     if (res.status === 200 && name) {
       if (action === "CreateQueue" || action === "SetQueueAttributes") await this.#sync(context, region, name);
       else if (action === "DeleteQueue") await this.#delete(context, region, name, before);

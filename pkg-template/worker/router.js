@@ -3,11 +3,11 @@
 // the queue's partitions — and splices partition answers together where it spans several.
 
 import { decodeHttp } from "./host.js";
-import { wasm } from "../src/bindings.js";
+import { wasm, wasmGeneration } from "../src/bindings.js";
 import * as wire from "./wire.js";
 import { partitionOf, wrapHandle, unwrapHandle, groupHash } from "./partition.js";
 import { engineSettings } from "./host.js";
-import { engineFacts, batchIdsValid } from "./facts.js";
+import { engineFacts, batchIdsValid } from "../src/facts.js";
 import { isScrape, metricsResponse } from "./metrics.js";
 import { scrapeRefusal } from "../src/prometheus.js";
 import { headerPairs, requestHead } from "../src/http-head.js";
@@ -16,6 +16,9 @@ const PROPAGATING = new Set(["CreateQueue", "SetQueueAttributes", "DeleteQueue",
 const META_TTL_MS = 5000;
 
 let scratch = null;
+// The wasm instance the scratch core lives in: a Durable Object's internal error in this isolate
+// replaces the instance (src/bindings.js), and a core of the old one must not be used again.
+let scratchGeneration = -1;
 let spreadAt = null;
 const metaCache = new Map();
 
@@ -25,10 +28,11 @@ const metaCache = new Map();
  * at module top level) so that the request ids of the refusals it answers differ per isolate.
  */
 function scratchCore(env) {
-  if (scratch === null) {
+  if (scratch === null || scratchGeneration !== wasmGeneration()) {
     const words = crypto.getRandomValues(new Uint32Array(2));
     const seed = (words[0] & 0x1fffff) * 2 ** 32 + words[1];
     scratch = new (wasm().WasqCore)({ ...engineSettings(env), seed }, undefined);
+    scratchGeneration = wasmGeneration();
   }
   return scratch;
 }

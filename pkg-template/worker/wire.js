@@ -324,3 +324,12 @@ export function errorResponse(json, { type, code, status, message, fault = "Send
   const xml = `<?xml version="1.0"?><ErrorResponse xmlns="${XMLNS}"><Error><Type>${fault}</Type><Code>${escapeText(code)}</Code><Message>${escapeText(message)}</Message><Detail/></Error><RequestId>${escapeText(requestId)}</RequestId></ErrorResponse>`;
   return { status, headers: [["x-amzn-RequestId", requestId], ["Content-Type", "text/xml"]], body: encoder.encode(xml) };
 }
+
+/**
+ * The answer to a request whose engine stopped on an internal error (a panic or trap in the wasm):
+ * AWS's generic server fault, a 500 that the SDKs retry, carrying the error's message (the panic
+ * and where it happened), as `wasq serve` answers it.
+ */
+export function internalFailure(json, message) {
+  return errorResponse(json, { type: "com.amazon.coral.service#InternalFailure", code: "InternalFailure", status: 500, fault: "Receiver", message });
+}

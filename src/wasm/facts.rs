@@ -1,19 +1,29 @@
 //! What callers of the engine would otherwise restate: the action list, the message actions, the
-//! settable attributes, the batch byte limit and the batch-shape rule. The Worker splits and routes requests before any
-//! engine runs them, and takes these from here so that it cannot drift from the engine it fronts.
+//! move-task actions, the settable attributes, the batch byte limit and the batch-shape rule. The
+//! JS wrapper makes a method of each action, and the Worker splits and routes requests before any
+//! engine runs them; both take these from here so that they cannot drift from the engine.
 
 use crate::engine::{check_batch_shape, settable_attributes, MAX_BATCH_BYTES, MESSAGE_ACTIONS};
 use crate::protocol::shapes::ACTIONS;
 use serde_json::Value;
 
-/// `{actions, messageActions, settable, maxBatchBytes}` as JSON: every SQS action, the ones on a
-/// queue's messages, the attributes CreateQueue/SetQueueAttributes accept, and the most payload
-/// one SendMessageBatch carries.
+/// The message-move-task actions (DLQ redrive). A task moves messages across a whole queue, which
+/// the Worker spreads over several engines, so its directory runs these itself (worker/move-tasks.js).
+const MOVE_TASK_ACTIONS: &[&str] = &[
+    "StartMessageMoveTask",
+    "ListMessageMoveTasks",
+    "CancelMessageMoveTask",
+];
+
+/// `{actions, messageActions, moveActions, settable, maxBatchBytes}` as JSON: every SQS action,
+/// the ones on a queue's messages, the message-move-task ones, the attributes
+/// CreateQueue/SetQueueAttributes accept, and the most payload one SendMessageBatch carries.
 pub fn engine_facts() -> String {
     // Written by hand: the names are plain ASCII words, and serde's writer costs package bytes.
     let mut out = String::from("{");
     list(&mut out, "actions", ACTIONS.iter().map(|a| a.name));
     list(&mut out, "messageActions", MESSAGE_ACTIONS.iter().copied());
+    list(&mut out, "moveActions", MOVE_TASK_ACTIONS.iter().copied());
     list(&mut out, "settable", settable_attributes());
     out.push_str(&format!("\"maxBatchBytes\":{MAX_BATCH_BYTES}}}"));
     out

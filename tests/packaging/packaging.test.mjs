@@ -155,13 +155,23 @@ test("the README's SQSClient({ requestHandler: createRequestHandler(engine) }) t
   }
 });
 
+/** The core's action list, as the built package's wasm answers it (src/facts.js). */
+async function coreActions() {
+  const { engineFacts } = await import(join(repo, "pkg", "internal", "node.js"));
+  const actions = [...engineFacts().actions];
+  assert.ok(actions.length > 0);
+  return actions;
+}
+
 const MIME = { ".js": "text/javascript", ".html": "text/html", ".wasm": "application/wasm", ".json": "application/json" };
 
 test("browser consumer in Chromium (playwright-core), resolved through the `browser` condition", async () => {
   const dir = project("browser");
   const pkg = JSON.parse(readFileSync(join(dir, "node_modules/wasq/package.json"), "utf8"));
   const entry = pkg.exports["."].browser.default.replace(/^\.\//, "/node_modules/wasq/");
-  const html = readFileSync(join(fixtures, "browser.html"), "utf8").replace("__IMPORT_MAP__", JSON.stringify({ imports: { wasq: entry } }));
+  const html = readFileSync(join(fixtures, "browser.html"), "utf8")
+    .replace("__IMPORT_MAP__", JSON.stringify({ imports: { wasq: entry } }))
+    .replace("__ACTIONS__", JSON.stringify(await coreActions()));
   writeFileSync(join(dir, "index.html"), html);
   const server = createServer((req, res) => {
     const path = join(dir, decodeURIComponent(new URL(req.url, "http://x").pathname));
@@ -192,6 +202,7 @@ test("browser consumer in Chromium (playwright-core), resolved through the `brow
     assert.equal(result.inflight, "1", "state restored from localStorage");
     assert.match(result.fileError, /FileStorage needs Node/);
     assert.equal(result.names, "init,Engine,ManualClock,LocalStorageStorage,FileStorage,createFetchHandler");
+    assert.deepEqual(result.broken, [], "every action of the core is a method of the browser entry's Engine");
   } finally {
     await browser.close();
     server.close();
@@ -284,6 +295,8 @@ test("workerd consumer of both `wasq` and `wasq/worker`: one copy of the engine 
     assert.deepEqual(await same.json(), { same: true }, "the queue object's engine is an instance of wasq's Engine");
     const own = await mf.dispatchFetch("http://sqs.local/own-engine");
     assert.match((await own.json()).url, /\/own$/);
+    const methods = await mf.dispatchFetch("http://sqs.local/methods", { method: "POST", body: JSON.stringify(await coreActions()) });
+    assert.deepEqual((await methods.json()).broken, [], "every action of the core is a method of the workerd entry's Engine");
     const created = await mf.dispatchFetch("http://sqs.local/", {
       method: "POST",
       headers: { "content-type": "application/x-amz-json-1.0", "x-amz-target": "AmazonSQS.CreateQueue" },

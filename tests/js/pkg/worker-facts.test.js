@@ -1,12 +1,12 @@
-// The Worker routes and splits requests before any engine sees them, so it must agree with the
-// engine on which actions exist, which attributes a queue copy can be given, and which batches
-// only one engine may answer. It reads all of that from the core (worker/facts.js); these tests
-// hold the core's answers against what the engine actually does, so neither side can drift.
+// The JS around the core must agree with it on which actions exist (the Engine's camelCase
+// methods, the server's metrics labels, the Worker's routing), which attributes a queue copy can
+// be given, and which batches only one engine may answer. It reads all of that from the core
+// (src/facts.js); these tests hold the core's answers against what the engine actually does.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { internal } from "./internal.js";
 
-const { Engine, ManualClock, ACTIONS, engineFacts, batchIdsValid } = internal;
+const { Engine, ManualClock, engineFacts, batchIdsValid } = internal;
 
 function engine() {
   return new Engine({ clock: new ManualClock(Date.UTC(2026, 0, 1)), seed: 7 });
@@ -41,22 +41,49 @@ test("the settable attributes are those GetQueueAttributes All shows that SetQue
   assert.deepEqual([...takes].sort(), [...engineFacts().settable].sort());
 });
 
-test("the wrapper's action list is the engine's, and every action answers", () => {
-  const { actions, messageActions } = engineFacts();
-  assert.deepEqual([...ACTIONS].sort(), [...actions].sort());
-  for (const action of messageActions) assert.ok(actions.has(action), action);
-  const e = engine();
-  // Whatever else an action says to no parameters, the engine knows it.
-  const known = (action) => {
-    try {
-      e.dispatch(action, {});
-    } catch (err) {
-      return err.name !== "UnknownOperationException";
-    }
-    return true;
+/** What an action answers to `params`: its result, or its error's name, code and message. */
+async function outcome(call) {
+  try {
+    return { ok: await call() };
+  } catch (err) {
+    return { error: { name: err.name, code: err.code, message: err.message } };
+  }
+}
+
+function camel(action) {
+  return action[0].toLowerCase() + action.slice(1);
+}
+
+test("every action in the core's list is a method of an Engine that answers through dispatch", async () => {
+  const { actions, messageActions, moveActions } = engineFacts();
+  assert.ok(actions.size > 0);
+  for (const action of [...messageActions, ...moveActions]) assert.ok(actions.has(action), action);
+  // Two engines on one seed and clock: each call goes to one as a method, to the other through
+  // dispatch, so both answer the same thing (ids included) when the method is dispatch.
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  const byMethod = new Engine({ clock, seed: 7 });
+  const byDispatch = new Engine({ clock, seed: 7 });
+  const dispatched = [];
+  const dispatch = byMethod.dispatch;
+  byMethod.dispatch = function (action, params) {
+    dispatched.push(action);
+    return dispatch.call(this, action, params);
   };
-  for (const action of actions) assert.ok(known(action), action);
-  assert.equal(known("SendMessages"), false);
+  for (const e of [byMethod, byDispatch]) e.dispatch("CreateQueue", { QueueName: "q" });
+  const QueueUrl = byDispatch.dispatch("GetQueueUrl", { QueueName: "q" }).QueueUrl;
+  const paramsFor = (action) => (action === "CreateQueue" ? { QueueName: "q2" } : { QueueUrl, QueueName: "q", MessageBody: "m" });
+  for (const action of actions) {
+    const method = byMethod[camel(action)];
+    assert.equal(typeof method, "function", `engine.${camel(action)}`);
+    dispatched.length = 0;
+    const got = await outcome(() => method.call(byMethod, paramsFor(action)));
+    assert.equal(dispatched[0], action, `engine.${camel(action)} goes through dispatch`);
+    assert.notEqual(got.error?.name, "UnknownOperationException", action);
+    assert.deepEqual(got, await outcome(() => byDispatch.dispatch(action, paramsFor(action))), action);
+  }
+  byMethod.close();
+  byDispatch.close();
+  assert.equal((await outcome(() => engine().dispatch("SendMessages", {}))).error.name, "UnknownOperationException");
 });
 
 test("a batch the Worker would split passes the engine's shape check, and one it would not fails it", () => {
