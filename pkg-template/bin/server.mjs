@@ -10,7 +10,7 @@
 import { createServer } from "node:http";
 import { join } from "node:path";
 import { protocolOptions, flatLookup, serve } from "../src/http.js";
-import { errorResponse } from "../worker/wire.js";
+import { errorResponse, internalFailure } from "../worker/wire.js";
 import { describeFailure, isJson, serverFault, shuttingDown } from "./failures.mjs";
 import { isLoopbackName, OriginPolicy } from "./origin.mjs";
 import { refusedBeforeBody } from "./precheck.mjs";
@@ -122,20 +122,6 @@ function overloaded(header, budget) {
     message:
       `Rate exceeded: request bodies being received would pass this server's limit of ${budget.max} bytes ` +
       "held at once (--max-buffered-bytes); retry later.",
-  });
-}
-
-/**
- * The answer to a request whose engine stopped on an internal error (a panic or trap in the wasm,
- * src/internal-error.js): AWS's generic 500, which the SDKs retry (on the engine restored by
- * then, see `internalErrors`).
- */
-function internalFailure(header, err) {
-  return errorResponse(isJson(header), {
-    type: "com.amazon.coral.service#InternalFailure",
-    code: "InternalFailure",
-    status: 500,
-    message: err.message,
   });
 }
 
@@ -420,7 +406,8 @@ export async function startServer(options) {
       } else if (err?.name === "WasqInternalError") {
         incidents.handle(err, used, (fresh) => (engine = fresh));
         if (res.headersSent) res.destroy();
-        else answer(res, internalFailure(header, err), cors);
+        // AWS's generic 500, which the SDKs retry, on the engine restored by then.
+        else answer(res, internalFailure(isJson(header), err.message), cors);
       } else {
         process.stderr.write(`wasq serve: ${req.method} ${path}: ${describeFailure(err)}\n`);
         if (!res.headersSent) answer(res, serverFault(header, err), cors);

@@ -87,6 +87,19 @@ test("--data: an internal error is answered 500 InternalFailure, logged once, an
     const again = await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }));
     assert.deepEqual(again.Messages.map((m) => m.Body), ["after"]);
     assert.equal((await health(server.url)).body.internalErrors, 2);
+
+    // In the Query protocol too, a fault of the receiver (what makes the SDKs retry it), as the
+    // Worker answers it and as SQS marks its own InternalFailure.
+    const query = await fetch(server.url, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: `Action=SendMessage&QueueUrl=${encodeURIComponent(QueueUrl)}&MessageBody=wasq-test-panic`,
+    });
+    const xml = await query.text();
+    assert.equal(query.status, 500);
+    assert.match(xml, /<Type>Receiver<\/Type>\s*<Code>InternalFailure<\/Code>/);
+    assert.match(xml, /test hook: a panic on request/);
+    assert.equal((await health(server.url)).body.internalErrors, 3);
   } finally {
     const code = await server.stop();
     assert.equal(code, 0, server.stderr());
