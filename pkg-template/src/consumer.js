@@ -59,9 +59,8 @@ function timersOn(clock) {
  * at "user-blocking", as with scheduler.yield, timers starve.
  */
 function nextTurn() {
-  const g = globalThis;
-  if (g.setImmediate) return new Promise((resolve) => g.setImmediate(resolve));
-  if (g.MessageChannel && g.document) {
+  if (hostSetImmediate) return new Promise((resolve) => hostSetImmediate(resolve));
+  if (globalThis.MessageChannel && globalThis.document) {
     // One channel for every consumer, each message waking the oldest waiter: a port with a
     // listener stays alive while entangled, so a channel per turn would pile up ports.
     if (!turns) {
@@ -73,8 +72,15 @@ function nextTurn() {
       turns.channel.port2.postMessage(0);
     });
   }
-  return new Promise((resolve) => setTimeout(resolve, 0));
+  return new Promise((resolve) => hostSetTimeout(resolve, 0));
 }
+/**
+ * The host's own, as this module found them: fake timers installed later (a test's
+ * vi.useFakeTimers() or jest.useFakeTimers()) replace the globals, and a fake turn comes only
+ * when the test advances them, while the consumer on a ManualClock has no timer to advance.
+ */
+const hostSetImmediate = globalThis.setImmediate?.bind(globalThis);
+const hostSetTimeout = globalThis.setTimeout.bind(globalThis);
 /** The browsers' channel for nextTurn(), made on first use. */
 let turns = null;
 

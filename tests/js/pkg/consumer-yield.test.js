@@ -155,3 +155,38 @@ test("three consumers whose handlers always throw, on one engine, leave timers a
   assert.equal(engine.peek(QueueUrl).messages.filter((m) => m.state !== "deleted").length, 3);
   engine.close();
 });
+
+// A ManualClock consumer sets no timer, so fake timers installed after wasq was loaded (a test's
+// vi.useFakeTimers() or jest.useFakeTimers() in beforeEach; node:test's mock.timers here) must
+// not hold it: its turns are the host's own. It stalled after its first round, waiting on a fake
+// setImmediate that nothing advanced.
+test("a ManualClock consumer drains a queue under fake timers installed after loading, without advancing them", { timeout: 60_000 }, async (t) => {
+  const realSetTimeout = setTimeout;
+  const engine = new Engine({ clock: new ManualClock(0), seed: 3 });
+  const { QueueUrl } = engine.createQueue({ QueueName: "jobs" });
+  const total = 3_000;
+  for (let i = 0; i < total; i += 10) {
+    engine.sendMessageBatch({ QueueUrl, Entries: Array.from({ length: 10 }, (_, j) => ({ Id: `e${j}`, MessageBody: `m${i + j}` })) });
+  }
+  t.mock.timers.enable({ apis: ["setTimeout", "setImmediate"] });
+  let handled = 0;
+  const consumer = new Consumer({ engine, queueUrl: QueueUrl, handleMessage: async () => void handled++ });
+  const drained = new Promise((resolve) => {
+    let processed = 0;
+    consumer.on("processed", () => {
+      if (++processed === total) resolve(true);
+    });
+  });
+  consumer.start();
+  // Only a guard against a hang: a stalled consumer never resolves `drained`.
+  let guard;
+  const stalled = new Promise((resolve) => (guard = realSetTimeout(() => resolve(false), 30_000)));
+  const done = await Promise.race([drained, stalled]);
+  clearTimeout(guard);
+  t.mock.timers.reset();
+  // A stalled consumer's loop waits on a fake turn that will never come: do not wait for it.
+  await consumer.stop({ wait: done });
+  engine.close();
+  assert.ok(done, `the consumer stalled after ${handled} of ${total} messages`);
+  assert.equal(handled, total);
+});
