@@ -93,8 +93,8 @@ let turns = null;
  */
 const SLICE_MS = 5;
 /**
- * A turn at least this often, in receive rounds, whatever the time says: workerd's
- * performance.now() moves only with I/O and fake timers (Jest's, Sinon's) freeze it, and a
+ * A turn at least this often, in receive rounds, whatever the time says: on deployed Workers
+ * performance.now() moves only after I/O, and fake timers (Jest's, Sinon's) freeze it, yet a
  * handler that always fails must still let the host in.
  */
 const SLICE_ROUNDS = 64;
@@ -105,7 +105,8 @@ const realNow = globalThis.performance?.now ? () => globalThis.performance.now()
  * would let n consumers hold the host for n slices. Once it is spent, each consumer asks for a
  * turn at its next receive round, and the first turn the host gives starts the next slice. Each
  * asks for a turn of its own rather than sharing one: a turn that never comes (a fake
- * setImmediate left behind when a test's fake timers were removed) then holds only its consumer.
+ * setImmediate, where fake timers were installed before wasq was loaded, then removed unfired)
+ * holds only its consumer.
  */
 const slice = { start: realNow(), rounds: 0 };
 
