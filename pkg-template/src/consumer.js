@@ -50,15 +50,17 @@ function timersOn(clock) {
 /**
  * Resolve on a later turn of the host's event loop, so that timers and I/O run between receive
  * rounds: a message released with visibility 0 is receivable at once (as in SQS), and every call
- * the loop awaits can settle in microtasks, so without this a failing handler or a long queue
+ * the loop awaits can settle in microtasks, so without a turn a failing handler or a long queue
  * would hold the loop forever. setImmediate (Node, Bun) and a MessageChannel message (browsers)
  * are tasks without setTimeout's 4 ms clamp on nested timers; setTimeout serves the rest (workerd).
  * Not scheduler.yield: its continuation runs ahead of other tasks, so timers would still starve.
+ * Not scheduler.postTask: at "user-visible" it lets timers in and costs about what a channel
+ * message does (a difference one turn per slice makes negligible), but not every browser has it;
+ * at "user-blocking", as with scheduler.yield, timers starve.
  */
 function nextTurn() {
-  const g = globalThis;
-  if (g.setImmediate) return new Promise((resolve) => g.setImmediate(resolve));
-  if (g.MessageChannel && g.document) {
+  if (hostSetImmediate) return new Promise((resolve) => hostSetImmediate(resolve));
+  if (globalThis.MessageChannel && globalThis.document) {
     // One channel for every consumer, each message waking the oldest waiter: a port with a
     // listener stays alive while entangled, so a channel per turn would pile up ports.
     if (!turns) {
@@ -70,10 +72,53 @@ function nextTurn() {
       turns.channel.port2.postMessage(0);
     });
   }
-  return new Promise((resolve) => setTimeout(resolve, 0));
+  return new Promise((resolve) => hostSetTimeout(resolve, 0));
 }
+/**
+ * The host's own, as this module found them: fake timers installed later (a test's
+ * vi.useFakeTimers() or jest.useFakeTimers()) replace the globals, and a fake turn comes only
+ * when the test advances them, while the consumer on a ManualClock has no timer to advance.
+ */
+const hostSetImmediate = globalThis.setImmediate?.bind(globalThis);
+const hostSetTimeout = globalThis.setTimeout.bind(globalThis);
 /** The browsers' channel for nextTurn(), made on first use. */
 let turns = null;
+
+/**
+ * How long the consumers of this module may keep the host between its turns, ms of real time.
+ * A turn costs a task (in Chromium ~as much as a round of ten messages), so one every round
+ * halved a browser's drain rate; one every few ms costs little and still lets timers, I/O,
+ * input and rendering in promptly, as the browsers' and React's schedulers slice work (5 ms).
+ * Real time, not the engine's clock: a ManualClock stands still unless the test moves it.
+ */
+const SLICE_MS = 5;
+/**
+ * A turn at least this often, in receive rounds, whatever the time says: on deployed Workers
+ * performance.now() moves only after I/O, and fake timers (Jest's, Sinon's) freeze it, yet a
+ * handler that always fails must still let the host in.
+ */
+const SLICE_ROUNDS = 64;
+const realNow = globalThis.performance?.now ? () => globalThis.performance.now() : () => Date.now();
+
+/**
+ * One slice for every consumer in the realm: they interleave in microtasks, so a slice each
+ * would let n consumers hold the host for n slices. Once it is spent, each consumer asks for a
+ * turn at its next receive round, and the first turn the host gives starts the next slice. Each
+ * asks for a turn of its own rather than sharing one: a turn that never comes (a fake
+ * setImmediate, where fake timers were installed before wasq was loaded, then removed unfired)
+ * holds only its consumer.
+ */
+const slice = { start: realNow(), rounds: 0 };
+
+function sliceSpent() {
+  return ++slice.rounds >= SLICE_ROUNDS || realNow() - slice.start >= SLICE_MS;
+}
+
+async function hostTurn() {
+  await nextTurn();
+  slice.start = realNow();
+  slice.rounds = 0;
+}
 
 function checkSeconds(value, what, { min = 0, max = MAX_VISIBILITY } = {}) {
   if (!Number.isInteger(value) || value < min || value > max) {
@@ -294,16 +339,18 @@ export class Consumer {
   }
 
   async #poll() {
-    let rounds = 0;
+    // The first receive goes out at start(); later ones give the host a turn when the slice is spent.
+    let first = true;
     while (this.#running) {
       if (!this.#hasCapacity()) {
         await new Promise((resolve) => (this.#wake = resolve));
         continue;
       }
-      if (rounds++ > 0) {
-        await nextTurn();
+      if (!first && sliceSpent()) {
+        await hostTurn();
         if (!this.#running) break;
       }
+      first = false;
       const abort = new AbortController();
       this.#receiveAbort = abort;
       let messages;

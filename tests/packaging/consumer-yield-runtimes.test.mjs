@@ -1,8 +1,9 @@
 // The Consumer leaves the host's event loop room between receive rounds in the other runtimes it
 // ships for, not only Node (tests/js/pkg/consumer-yield.test.js): Chromium (the browser entry) and
-// workerd (miniflare, the workerd entry). The probe is the same everywhere: a handler that always
-// throws, a 0 ms timer set before start, and a bound in handler calls after which the handler
-// stops the consumer itself, so a starved loop fails the test instead of hanging it.
+// workerd (miniflare, the workerd entry). The probes are the same everywhere, each with a 0 ms
+// timer set before start: a handler that always throws, with a bound in handler calls after which
+// the handler stops the consumer itself, so a starved loop fails the test instead of hanging it;
+// and a drain of 10,000 messages, in which the timer must fire before the last one is handled.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
@@ -14,6 +15,7 @@ const pkg = fileURLToPath(new URL("../../pkg/", import.meta.url));
 if (!existsSync(join(pkg, "package.json"))) throw new Error("no built package: run `make pkg` first");
 
 const STARVED_AFTER = 20_000;
+const DRAINED = 10_000;
 
 /** The probe, as source: `Engine`, `ManualClock`, `SystemClock`, `Consumer` in scope; resolves with the handler calls run when the timer fired. */
 const PROBE = `
@@ -39,16 +41,43 @@ async function probe(clockKind) {
   await consumer.stop();
   engine.close();
   return { timer, calls };
+}
+async function drainProbe() {
+  const engine = new Engine({ clock: new ManualClock(0), seed: 3 });
+  const { QueueUrl } = engine.createQueue({ QueueName: "jobs" });
+  for (let i = 0; i < ${DRAINED}; i += 10) {
+    engine.sendMessageBatch({ QueueUrl, Entries: Array.from({ length: 10 }, (_, j) => ({ Id: "e" + j, MessageBody: "m" + (i + j) })) });
+  }
+  let handled = 0;
+  const consumer = new Consumer({ engine, queueUrl: QueueUrl, handleMessage: async () => void handled++ });
+  const drained = new Promise((resolve) => {
+    let processed = 0;
+    consumer.on("processed", () => { if (++processed === ${DRAINED}) resolve(); });
+  });
+  const fired = new Promise((resolve) => setTimeout(() => resolve(handled), 0));
+  consumer.start();
+  const timer = await fired;
+  await drained;
+  await consumer.stop();
+  const left = engine.getQueueAttributes({ QueueUrl, AttributeNames: ["All"] }).Attributes.ApproximateNumberOfMessages;
+  engine.close();
+  return { timer, handled, left };
 }`;
+
+function assertDrain(drain) {
+  assert.ok(drain.timer < DRAINED, `drain: the timer fired only after all ${DRAINED} messages were handled`);
+  assert.equal(drain.handled, DRAINED);
+  assert.equal(drain.left, "0");
+}
 
 const TYPES = { ".js": "text/javascript", ".html": "text/html", ".wasm": "application/wasm", ".json": "application/json" };
 
-test("Chromium: a Consumer whose handler always throws leaves a 0 ms timer room to fire", { timeout: 120_000 }, async () => {
+test("Chromium: a Consumer whose handler always throws, or that drains 10,000 messages, leaves a 0 ms timer room to fire", { timeout: 120_000 }, async () => {
   const page = `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script type="module">
 import { init, Engine, ManualClock, SystemClock, Consumer } from "/entry/browser.js";
 ${PROBE}
 await init();
-window.result = { manual: await probe("manual"), system: await probe("system") };
+window.result = { manual: await probe("manual"), system: await probe("system"), drain: await drainProbe() };
 </script>`;
   const server = createServer((req, res) => {
     const path = new URL(req.url, "http://x").pathname;
@@ -72,17 +101,21 @@ window.result = { manual: await probe("manual"), system: await probe("system") }
       assert.ok(result[kind].timer < STARVED_AFTER, `${kind} clock: the timer fired only after ${result[kind].timer} handler calls`);
       assert.ok(result[kind].calls >= 1);
     }
+    assertDrain(result.drain);
   } finally {
     await browser.close();
     server.close();
   }
 });
 
-test("workerd (miniflare): a Consumer whose handler always throws leaves a 0 ms timer room to fire", { timeout: 120_000 }, async () => {
+test("workerd (miniflare): a Consumer whose handler always throws, or that drains 10,000 messages, leaves a 0 ms timer room to fire", { timeout: 120_000 }, async () => {
   const { Miniflare } = await import("miniflare");
   const worker = `import { Engine, ManualClock, SystemClock, Consumer } from "./entry/workerd.js";
 ${PROBE}
-export default { async fetch(request) { return Response.json(await probe(new URL(request.url).searchParams.get("clock"))); } };`;
+export default { async fetch(request) {
+  const clock = new URL(request.url).searchParams.get("clock");
+  return Response.json(clock === "drain" ? await drainProbe() : await probe(clock));
+} };`;
   const file = (rel) => join(pkg, rel);
   const mf = new Miniflare({
     modulesRoot: pkg.replace(new RegExp(`\\${sep}$`), ""),
@@ -103,6 +136,10 @@ export default { async fetch(request) { return Response.json(await probe(new URL
       assert.ok(result.timer < STARVED_AFTER, `${kind} clock: the timer fired only after ${result.timer} handler calls`);
       assert.ok(result.calls >= 1);
     }
+    const res = await mf.dispatchFetch("http://probe.local/?clock=drain");
+    const text = await res.text();
+    assert.equal(res.status, 200, text);
+    assertDrain(JSON.parse(text));
   } finally {
     await mf.dispose();
   }
