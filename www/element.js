@@ -33,7 +33,11 @@ function load(pkg) {
   if (loading) return loading;
   const roots = pkg ? [new URL(pkg.endsWith("/") ? pkg : pkg + "/", document.baseURI).href] : DEFAULT_ROOTS;
   // The first root's files, asked for now rather than once loader.js has arrived (as index.html does).
-  const early = { root: roots[0], wasm: fetch(new URL("wasq_bg.wasm", roots[0])), pkg: fetch(new URL("package.json", roots[0])) };
+  // The wasm is compiled as it streams in, from its first byte (loader.js takes the module).
+  const early = { root: roots[0], wasm: WebAssembly.compileStreaming(fetch(new URL("wasq_bg.wasm", roots[0]))), pkg: fetch(new URL("package.json", roots[0])) };
+  early.wasm.catch(() => {}); // loader.js tries again, and reports what is wrong
+  // The entry as well, where this version of the package has it (loader.js checks package.json).
+  import(new URL("entry/browser.js", roots[0]).href).catch(() => {});
   // Every module of the graph named at once: the browser fetches them together instead of
   // discovering app.js's imports only after app.js has arrived.
   const [loader, app, scenarios] = [import("./loader.js"), import("./app.js"), import("./scenarios.js")];
