@@ -114,9 +114,10 @@ export class WasqPlaygroundElement extends HTMLElement {
       if (this.#scenario) scenarios.push(validateScenario(this.#scenario));
       else if (this.hasAttribute("src")) scenarios.push(await loadScenarioSource(new URL(this.getAttribute("src"), document.baseURI).href));
       if (scenarios.length && !params.has("scenario") && !params.has("log")) params.set("scenario", scenarios[0].id);
-      const [{ mountPlayground }, , { mod }] = await Promise.all([loaded.app, loaded.style, loaded.wasq]);
+      const [{ mountPlayground }] = await Promise.all([loaded.app, loaded.style]);
       if (generation !== this.#generation) return;
-      const api = await mountPlayground(container, { wasq: mod, params, scenarios, history: false, keyTarget: container });
+      // Mounted while the package may still be arriving: laid out meanwhile (see app.js).
+      const api = await mountPlayground(container, { wasq: loaded.wasq.then((w) => w.mod), params, scenarios, history: false, keyTarget: container });
       if (generation !== this.#generation) { api.close(); return; }
       this.#mounted = api;
       this.setAttribute("data-ready", "true");
