@@ -94,10 +94,14 @@ test("the page and the element ask for the package's entry while package.json is
   assert.deepEqual(element.problems, []);
 });
 
-test("the wasm is compiled as it arrives, not once the package's entry has", async () => {
+/**
+ * Opens `path` (with `html` as its body, if given) holding the package's entry back until the whole
+ * wasm has arrived, and returns the streaming compiles started by then: one that waits for the
+ * entry (as wasm-bindgen's init does, given a Response) has not started.
+ */
+async function compilesBeforeEntry(path, ready, html) {
   const context = await browser.newContext({ viewport: { width: 700, height: 900 } });
   const page = await context.newPage();
-  // Which streaming compiles were started with the wasm's response, and when (the page's clock).
   await page.addInitScript(() => {
     window.streamingCompiles = [];
     for (const name of ["compileStreaming", "instantiateStreaming"]) {
@@ -111,22 +115,32 @@ test("the wasm is compiled as it arrives, not once the package's entry has", asy
   const problems = [];
   page.on("pageerror", (e) => problems.push(e.message));
   page.on("console", (m) => { if (m.type() === "error") problems.push(m.text()); });
+  const url = new URL(path, server.url).href;
+  if (html) await page.route(url, (route) => route.fulfill({ contentType: "text/html", body: html }));
   let wasmDone;
   const wasmArrived = new Promise((resolve) => { wasmDone = resolve; });
   page.on("requestfinished", (req) => { if (new URL(req.url()).pathname === "/pkg/wasq_bg.wasm") wasmDone(); });
-  let startedBeforeEntry = null;
-  // The entry is held until the whole wasm has arrived: a compile that waits for the entry (as
-  // wasm-bindgen's init does, given a Response) has not started by then.
+  let started = null;
   await page.route((u) => u.pathname === "/pkg/entry/browser.js", async (route) => {
     await Promise.race([wasmArrived, new Promise((resolve) => setTimeout(resolve, BOUND_MS))]);
-    startedBeforeEntry = await page.evaluate(() => [...window.streamingCompiles]);
+    started = await page.evaluate(() => [...window.streamingCompiles]);
     await route.continue();
   });
-  await page.goto(new URL("?scenario=fifo-two-groups&step=1", server.url).href);
-  await page.waitForSelector("#lanes .card", { timeout: 60_000 });
+  await page.goto(url);
+  await page.waitForSelector(ready, { timeout: 60_000 });
   await context.close();
-  assert.deepEqual(startedBeforeEntry, ["compileStreaming"]);
-  assert.deepEqual(problems, []);
+  return { started, problems };
+}
+
+test("the wasm is compiled as it arrives, not once the package's entry has: the page and the element", async () => {
+  const page = await compilesBeforeEntry("?scenario=fifo-two-groups&step=1", "#lanes .card");
+  assert.deepEqual(page.started, ["compileStreaming"], "the page");
+  assert.deepEqual(page.problems, []);
+  const html = `<!doctype html><title>docs</title><script type="module" src="/pkg/www/element.js"></script>
+<h1>Docs</h1><wasq-playground scenario="fifo-two-groups" step="1"></wasq-playground>`;
+  const element = await compilesBeforeEntry("docs/compile.html", "wasq-playground >> #lanes .card", html);
+  assert.deepEqual(element.started, ["compileStreaming"], "the element");
+  assert.deepEqual(element.problems, []);
 });
 
 test("a host that labels the wasm other than application/wasm still gets the playground", async () => {
