@@ -10,7 +10,7 @@
 // for this tree's package (pkg/, `make pkg`) and, with --before, another built package side by
 // side (main's `make pkg`, copied): rounds alternate between the two, and medians are printed.
 //
-//   node bench/page-load.mjs [--before <built package dir>] [--rounds 5] [--trace]
+//   node bench/page-load.mjs [--before <built package dir>] [--rounds 5] [--trace] [--full-speed]
 //
 // --trace prints each build's last round as a waterfall (every request's start and end, ms since
 // navigation, and its bytes), to find request chains on the critical path.
@@ -26,6 +26,8 @@ const REPO = resolve(import.meta.dirname, "..");
 const BEFORE = opt("--before", null);
 const ROUNDS = Number(opt("--rounds", 5));
 const TRACE = args.includes("--trace");
+// --full-speed: no CPU or network throttling (the load as on a desktop on a local server).
+const FULL_SPEED = args.includes("--full-speed");
 const QUERY = "?scenario=fifo-two-groups&step=1";
 
 /** The package's own `wasq serve`: its www/ at /, the package at /pkg/, compressed as browsers accept. */
@@ -33,10 +35,18 @@ function serve(pkg) {
   const child = spawn(process.execPath, [join(pkg, "bin/wasq.mjs"), "serve", "--memory", "--port", "0", "--www", join(pkg, "www")], { stdio: ["ignore", "pipe", "pipe"] });
   return new Promise((ok, fail) => {
     let out = "";
+    let found = false;
     child.stdout.on("data", (c) => {
       out += c;
       const m = /playground at (http:\/\/\S+?)\/?\n/.exec(out);
-      if (m) ok({ url: `${m[1]}/`, close: () => child.kill("SIGTERM") });
+      if (m && !found) {
+        found = true;
+        const url = `${m[1]}/`;
+        // The server compresses the wasm once, when it starts (brotli's best takes seconds on a
+        // busy machine): the first round must not wait for it when the other build's does not.
+        const warm = (encoding) => fetch(`${url}pkg/wasq_bg.wasm`, { headers: { "accept-encoding": encoding } }).then((r) => r.arrayBuffer());
+        Promise.all([warm("br"), warm("gzip")]).then(() => ok({ url, close: () => child.kill("SIGTERM") }), fail);
+      }
     });
     child.once("exit", (code) => fail(new Error(`wasq serve exited ${code}: ${out}`)));
   });
@@ -52,10 +62,12 @@ async function load(browser, url, { element }) {
   const cdp = await context.newCDPSession(page);
   await cdp.send("Network.enable");
   await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
-  await cdp.send("Network.emulateNetworkConditions", {
-    offline: false, latency: 150, downloadThroughput: (1.6 * 1024 * 1024) / 8, uploadThroughput: (750 * 1024) / 8,
-  });
-  await cdp.send("Emulation.setCPUThrottlingRate", { rate: 4 });
+  if (!FULL_SPEED) {
+    await cdp.send("Network.emulateNetworkConditions", {
+      offline: false, latency: 150, downloadThroughput: (1.6 * 1024 * 1024) / 8, uploadThroughput: (750 * 1024) / 8,
+    });
+    await cdp.send("Emulation.setCPUThrottlingRate", { rate: 4 });
+  }
   let bytes = 0;
   const requests = new Map();
   cdp.on("Network.requestWillBeSent", (e) => requests.set(e.requestId, { url: e.request.url, start: e.timestamp }));
