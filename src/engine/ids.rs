@@ -251,14 +251,27 @@ mod tests {
         format!("{HANDLE_PREFIX}{b64}")
     }
 
-    fn xorshift() -> impl FnMut() -> u64 {
+    /// The MessageIds `keys` gives sequences 1, 2, … are the texts in `minted`.
+    fn assert_ids_are(keys: &IdKeys, minted: [&str; 3]) {
+        for (seq, text) in (1..).zip(minted) {
+            assert_eq!(uuid_text(keys.message_id(seq)).as_str(), text);
+        }
+    }
+
+    /// `n` receipts drawn from a fixed xorshift sequence: the same ones on every run.
+    fn receipts(n: usize) -> impl Iterator<Item = Receipt> {
         let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-        move || {
+        let mut next = move || {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
             x
-        }
+        };
+        (0..n).map(move |_| Receipt {
+            queue: next() % 1000,
+            seq: next(),
+            serial: next() as u32,
+        })
     }
 
     /// A store begun by an earlier build derives its ids by SipHash, and handles minted before
@@ -267,7 +280,6 @@ mod tests {
     fn handles_and_ids_are_the_texts_earlier_builds_minted() {
         let mut keys = IdKeys::new(7, "eu-west-1");
         keys.set_scheme(IdScheme::Sip13);
-        let mut next = xorshift();
         // MessageIds as earlier builds minted them (seed 7, eu-west-1), as fixed texts: a
         // restored store's ids are derived again, so they must never change.
         let minted = [
@@ -275,16 +287,8 @@ mod tests {
             "40bc76c4-a915-4fdd-8462-974e9621e119",
             "6bcac9b3-a52f-41dd-a6d6-10dc3522179d",
         ];
-        for (seq, text) in (1..).zip(minted) {
-            assert_eq!(uuid_text(keys.message_id(seq)).as_str(), text);
-        }
-        for _ in 0..2_000 {
-            let seq = next();
-            let r = Receipt {
-                queue: next() % 1000,
-                seq,
-                serial: next() as u32,
-            };
+        assert_ids_are(&keys, minted);
+        for r in receipts(2_000) {
             let handle = keys.receipt_handle_of_version(r, SIP_HANDLE_VERSION);
             assert_eq!(handle.as_str(), reference_handle(&keys, r));
             assert_eq!(keys.parse_receipt_handle(&handle), Some(r));
@@ -305,9 +309,7 @@ mod tests {
             "e6cc1c9c-43c3-4b55-9e59-b9409871e765",
             "cd3c32a3-41ff-4535-99a4-253ad416f72a",
         ];
-        for (seq, text) in (1..).zip(minted) {
-            assert_eq!(uuid_text(keys.message_id(seq)).as_str(), text);
-        }
+        assert_ids_are(&keys, minted);
         let r = Receipt {
             queue: 3,
             seq: 1,
@@ -323,13 +325,7 @@ mod tests {
     #[test]
     fn rapid_handles_refuse_any_single_bit_flip() {
         let keys = IdKeys::new(11, "us-east-1");
-        let mut next = xorshift();
-        for _ in 0..200 {
-            let r = Receipt {
-                queue: next() % 1000,
-                seq: next(),
-                serial: next() as u32,
-            };
+        for r in receipts(200) {
             let handle = keys.receipt_handle(r);
             assert_eq!(keys.parse_receipt_handle(&handle), Some(r));
             let b64 = &handle[HANDLE_PREFIX.len()..];
@@ -354,13 +350,7 @@ mod tests {
     fn handles_have_exactly_one_text() {
         const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
         let keys = IdKeys::new(3, "us-east-1");
-        let mut next = xorshift();
-        for _ in 0..200 {
-            let r = Receipt {
-                queue: next() % 1000,
-                seq: next(),
-                serial: next() as u32,
-            };
+        for r in receipts(200) {
             let handle = keys.receipt_handle(r).to_string();
             assert_eq!(keys.parse_receipt_handle(&handle), Some(r));
             let last = *handle.as_bytes().last().unwrap();

@@ -5,34 +5,14 @@
 // mapped to 127.0.0.1 by the browser's resolver, so that the refusal is the policy's and not the network's.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import { resolve } from "node:path";
-import { chromium } from "playwright-core";
-import { REPO } from "./helpers.mjs";
+import { REPO, launch, newPage, startWasqServe } from "./helpers.mjs";
 
 const OTHER = "docs.example.test"; // not loopback by name, so not allowed without --allow-origin
 let browser;
 let wasq;
 let docs;
-const children = new Set();
-
-function startWasqServe() {
-  const child = spawn(process.execPath, [resolve(REPO, "pkg/bin/wasq.mjs"), "serve", "--memory", "--port", "0", "--www", resolve(REPO, "www")], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.add(child);
-  let out = "";
-  child.stdout.setEncoding("utf8").on("data", (d) => (out += d));
-  child.stderr.setEncoding("utf8").on("data", (d) => (out += d));
-  return new Promise((ok, fail) => {
-    child.stdout.on("data", () => {
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) ok(m[1].replace(/\/$/, ""));
-    });
-    child.once("exit", (code) => fail(new Error(`wasq serve exited with ${code}: ${out}`)));
-  });
-}
 
 /** A docs page on its own port: it imports the element from `wasq serve` and places one. */
 function startDocs(elementUrl) {
@@ -47,26 +27,20 @@ function startDocs(elementUrl) {
 }
 
 before(async () => {
-  wasq = await startWasqServe();
-  docs = await startDocs(`${wasq}/element.js`);
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", `--host-resolver-rules=MAP ${OTHER} 127.0.0.1`],
-  });
+  wasq = await startWasqServe({ args: ["--www", resolve(REPO, "www")] });
+  docs = await startDocs(`${wasq.url}/element.js`);
+  browser = await launch([`--host-resolver-rules=MAP ${OTHER} 127.0.0.1`]);
 });
 
 after(async () => {
   await browser?.close();
   docs?.close();
-  for (const child of children) child.kill("SIGTERM");
+  await wasq?.close();
 });
 
 /** Open the docs page at `origin`; whether the element came up, its cards, and what the console said. */
 async function openDocs(origin) {
-  const page = await browser.newPage({ viewport: { width: 1000, height: 900 } });
-  const errors = [];
-  page.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`));
-  page.on("console", (m) => m.type() === "error" && errors.push(`console: ${m.text()}`));
+  const page = await newPage(browser, { width: 1000, height: 900 });
   await page.goto(`${origin}/`);
   // Either the element came up or its module failed to load (the page's load event waits for it).
   await page.waitForLoadState("load");
@@ -79,8 +53,8 @@ async function openDocs(origin) {
       cards: el.shadowRoot ? [...el.shadowRoot.querySelectorAll("#lanes .card")].filter((c) => c.getClientRects().length > 0).length : 0,
     };
   });
-  await page.close();
-  return { ...shown, errors };
+  await page.context().close();
+  return { ...shown, errors: page.problems };
 }
 
 test("a page on another loopback port imports the element from wasq serve, which loads its wasm from there too", { timeout: 120_000 }, async () => {
@@ -100,15 +74,15 @@ test("a page on an origin the policy does not allow gets no CORS grant: the elem
 test("the static files' CORS headers follow the origin policy, on 200 and 304 answers alike", async () => {
   for (const path of ["/element.js", "/pkg/wasq_bg.wasm", "/pkg/package.json"]) {
     const allowed = `http://localhost:${docs.port}`;
-    const granted = await fetch(`${wasq}${path}`, { headers: { origin: allowed } });
+    const granted = await fetch(`${wasq.url}${path}`, { headers: { origin: allowed } });
     assert.equal(granted.status, 200, path);
     assert.equal(granted.headers.get("access-control-allow-origin"), allowed, path);
     assert.match(granted.headers.get("vary"), /\bOrigin\b/i, path);
-    const revalidated = await fetch(`${wasq}${path}`, { headers: { origin: allowed, "if-none-match": granted.headers.get("etag") } });
+    const revalidated = await fetch(`${wasq.url}${path}`, { headers: { origin: allowed, "if-none-match": granted.headers.get("etag") } });
     assert.equal(revalidated.status, 304, path);
     assert.equal(revalidated.headers.get("access-control-allow-origin"), allowed, `${path} (304)`);
 
-    const refused = await fetch(`${wasq}${path}`, { headers: { origin: "https://evil.example" } });
+    const refused = await fetch(`${wasq.url}${path}`, { headers: { origin: "https://evil.example" } });
     assert.equal(refused.status, 200, `${path}: the file itself is public (a <script> without CORS may load it)`);
     assert.equal(refused.headers.get("access-control-allow-origin"), null, path);
     assert.match(refused.headers.get("vary"), /\bOrigin\b/i, path);

@@ -8,11 +8,9 @@
 // and `../pkg/`, never the package root one level up) and the README said nothing of it.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { launch, REPO, ARTIFACTS } from "./helpers.mjs";
+import { launch, newPage, installPackedPackage, startWasqServe, REPO, ARTIFACTS } from "./helpers.mjs";
 import { startStaticServer } from "./server.mjs";
 
 const README = readFileSync(join(REPO, "www", "README.md"), "utf8");
@@ -31,13 +29,7 @@ let wasqServe; // the installed package's `wasq serve --www <project>`
 let browser;
 
 before(async () => {
-  if (!existsSync(join(REPO, "pkg", "package.json"))) throw new Error("no built package: run `make pkg` first");
-  work = mkdtempSync(join(tmpdir(), "wasq-docs-site-"));
-  const packed = JSON.parse(execFileSync("npm", ["pack", join(REPO, "pkg"), "--pack-destination", work, "--json"], { encoding: "utf8" }));
-  project = join(work, "site");
-  mkdirSync(project);
-  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "site", private: true }));
-  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--offline", join(work, packed[0].filename)], { cwd: project, encoding: "utf8" });
+  ({ work, project } = installPackedPackage("site"));
 
   // `<link rel="icon">`: no favicon request, whose 404 would be the page's only console error.
   const html = (body) => `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"></head><body>${body}</body></html>`;
@@ -50,27 +42,10 @@ before(async () => {
   writeFileSync(join(project, "frame.html"), html(iframe));
 
   server = await startStaticServer(REPO, [["/", project]]);
-  wasqServe = await serveProject();
+  const cli = join(project, "node_modules", "wasq", "bin", "wasq.mjs");
+  wasqServe = await startWasqServe({ command: [process.execPath, cli], args: ["--www", project], cwd: project });
   browser = await launch();
 });
-
-/** The installed `wasq serve --memory --port 0 --www <project>`; resolves once it listens. */
-function serveProject() {
-  const child = spawn(process.execPath, [join(project, "node_modules", "wasq", "bin", "wasq.mjs"), "serve", "--memory", "--port", "0", "--www", project], {
-    cwd: project,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  child.stdout.setEncoding("utf8").on("data", (d) => (out += d));
-  child.stderr.setEncoding("utf8").on("data", (d) => (out += d));
-  return new Promise((resolve, reject) => {
-    child.stdout.on("data", () => {
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve({ url: m[1] + "/", close: () => new Promise((done) => { child.once("exit", done); child.kill("SIGTERM"); }) });
-    });
-    child.once("exit", (code) => reject(new Error(`wasq serve exited with ${code}: ${out}`)));
-  });
-}
 
 after(async () => {
   await browser?.close();
@@ -80,10 +55,7 @@ after(async () => {
 });
 
 async function open(base, path, viewport) {
-  const page = await browser.newPage({ viewport });
-  page.problems = [];
-  page.on("pageerror", (e) => page.problems.push(e.message));
-  page.on("console", (m) => { if (m.type() === "error") page.problems.push(m.text()); });
+  const page = await newPage(browser, viewport);
   page.on("response", (r) => { if (r.status() >= 400) page.problems.push(`${r.status()} ${r.url()}`); });
   await page.goto(new URL(path, base).href);
   return page;
@@ -121,7 +93,7 @@ for (const [name, shot, base] of [
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, `docs-site-element-${shot}.png`), fullPage: true });
     assert.deepEqual(page.problems, []);
-    await page.close();
+    await page.context().close();
   });
 }
 
@@ -136,5 +108,5 @@ test("the README's iframe snippet, on the installed package's page at the README
   assert.ok(height > 100, `iframe height ${height}`);
   await page.screenshot({ path: join(ARTIFACTS, "docs-site-iframe.png") });
   assert.deepEqual(page.problems, []);
-  await page.close();
+  await page.context().close();
 });

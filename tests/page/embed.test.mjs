@@ -2,21 +2,12 @@
 // (390×844), a desktop (1280×800), and the <wasq-playground> element inside someone else's page,
 // with an author's own scenario. What is promised is measured as element boxes against the
 // viewport; screenshots of each go to tests/artifacts/page/.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { launch, pageServer, openPage, settled, ARTIFACTS } from "./helpers.mjs";
+import { pageSuite, clickNext, newPage, settled, ARTIFACTS } from "./helpers.mjs";
 
-let browser;
-let server;
-before(async () => {
-  server = await pageServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const suite = pageSuite();
 
 /**
  * In `root` (a document or a shadow root, found from a page or frame): each pinned (sticky or
@@ -61,16 +52,12 @@ function stepBoxes(hostSelector) {
 }
 
 test("embedded in a 700×500 iframe: caption, Next, lanes and every card in view at each step; one row of time controls; the page reports its height", async () => {
-  const context = await browser.newContext({ viewport: { width: 700, height: 500 } });
-  const page = await context.newPage();
-  const problems = [];
-  page.on("pageerror", (e) => problems.push(e.message));
-  page.on("console", (m) => { if (m.type() === "error") problems.push(m.text()); });
+  const page = await newPage(suite.browser, { width: 700, height: 500 });
   // The docs page: only an iframe and the documented snippet that sizes it from its messages.
-  const guide = new URL("docs/guide.html", server.url).href;
+  const guide = new URL("docs/guide.html", suite.url).href;
   await page.route(guide, (route) => route.fulfill({
     contentType: "text/html",
-    body: `<!doctype html><body style="margin:0"><iframe id="wasq" src="${server.url}?embed&scenario=fifo-two-groups" style="width:100%;height:500px;border:0"></iframe>
+    body: `<!doctype html><body style="margin:0"><iframe id="wasq" src="${suite.url}?embed&scenario=fifo-two-groups" style="width:100%;height:500px;border:0"></iframe>
       <script>
         window.heights = [];
         addEventListener("message", (e) => {
@@ -106,12 +93,12 @@ test("embedded in a 700×500 iframe: caption, Next, lanes and every card in view
   assert.equal(reported.at(-1), docHeight, "the last height posted is the page's height");
   await frame.click("#below-box > summary");
   await page.waitForFunction((before) => window.heights.at(-1) > before, docHeight);
-  assert.deepEqual(problems, []);
-  await context.close();
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
 });
 
 test("?panels= chooses the embedded panels", async () => {
-  const page = await openPage(browser, server.url, "?embed&scenario=visibility&panels=timeline", { width: 700, height: 500 });
+  const page = await suite.open("?embed&scenario=visibility&panels=timeline", { width: 700, height: 500 });
   assert.equal(await page.evaluate(() => document.querySelector("#below-box").open), true);
   assert.equal(await page.isVisible("#timeline-h"), true);
   assert.equal(await page.isVisible("#consumers-h"), false);
@@ -120,10 +107,9 @@ test("?panels= chooses the embedded panels", async () => {
 });
 
 test("a phone (390×844): the pinned clock is under 80 px, and nothing pinned covers a lane header, group row or card", async () => {
-  const page = await openPage(browser, server.url, "?scenario=fifo-two-groups", { width: 390, height: 844 });
+  const page = await suite.open("?scenario=fifo-two-groups", { width: 390, height: 844 });
   for (let step = 1; step < 5; step++) {
-    await page.click("#scenario-next");
-    await settled(page);
+    await clickNext(page);
     const { problems, pinned } = await page.evaluate(coverage);
     assert.deepEqual(problems, [], `step ${step}`);
     assert.equal(pinned.length, 1, JSON.stringify(pinned));
@@ -143,10 +129,9 @@ test("a phone (390×844): the pinned clock is under 80 px, and nothing pinned co
 });
 
 test("1280×800: after each step the lanes are in view and nothing pinned covers them", async () => {
-  const page = await openPage(browser, server.url, "?scenario=dead-letter", { width: 1280, height: 800 });
+  const page = await suite.open("?scenario=dead-letter", { width: 1280, height: 800 });
   for (let step = 1; step < 5; step++) {
-    await page.click("#scenario-next");
-    await settled(page);
+    await clickNext(page);
     assert.deepEqual((await page.evaluate(coverage)).problems, [], `step ${step}`);
     const b = await page.evaluate(stepBoxes);
     assert.ok(b.titles.top >= 0 && b.titles.bottom <= 800, `step ${step}: lane headers in view`);
@@ -170,15 +155,11 @@ const AUTHOR_SCENARIO = {
 
 /** A docs page (served from the same origin as the package) with `body` in it. */
 async function hostPage(width, height, body) {
-  const context = await browser.newContext({ viewport: { width, height } });
-  const page = await context.newPage();
-  page.problems = [];
-  page.on("pageerror", (e) => page.problems.push(e.message));
-  page.on("console", (m) => { if (m.type() === "error") page.problems.push(m.text()); });
-  const url = new URL("docs/page.html", server.url).href;
+  const page = await newPage(suite.browser, { width, height });
+  const url = new URL("docs/page.html", suite.url).href;
   await page.route(url, (route) => route.fulfill({ contentType: "text/html", body: `<!doctype html><html><head>${HOSTILE}<script type="module" src="/pkg/www/element.js"></script></head><body>${body}</body></html>` }));
-  await page.route(new URL("docs/scenario.json", server.url).href, (route) => route.fulfill({ contentType: "application/json", body: JSON.stringify(AUTHOR_SCENARIO) }));
-  await page.route(new URL("docs/bad.json", server.url).href, (route) => route.fulfill({ contentType: "application/json", body: JSON.stringify({ ...AUTHOR_SCENARIO, steps: [AUTHOR_SCENARIO.steps[0], { caption: "x", actions: [["r", "A", "jobs"]] }] }) }));
+  await page.route(new URL("docs/scenario.json", suite.url).href, (route) => route.fulfill({ contentType: "application/json", body: JSON.stringify(AUTHOR_SCENARIO) }));
+  await page.route(new URL("docs/bad.json", suite.url).href, (route) => route.fulfill({ contentType: "application/json", body: JSON.stringify({ ...AUTHOR_SCENARIO, steps: [AUTHOR_SCENARIO.steps[0], { caption: "x", actions: [["r", "A", "jobs"]] }] }) }));
   await page.goto(url);
   return page;
 }
@@ -246,20 +227,19 @@ test("an author's scenario: from JSON (src), as an object (property), and on the
 
   // The page itself, from a data: URL (any URL the page may fetch).
   const src = `data:application/json,${encodeURIComponent(JSON.stringify(AUTHOR_SCENARIO))}`;
-  const own = await openPage(browser, server.url, `?scenario-src=${encodeURIComponent(src)}`);
+  const own = await suite.open(`?scenario-src=${encodeURIComponent(src)}`);
   assert.equal(await own.textContent("#scenario-title"), AUTHOR_SCENARIO.title);
   assert.equal(await own.inputValue("#scenario-select"), "retry-once");
-  await own.click("#scenario-next");
-  await settled(own);
+  await clickNext(own);
   assert.match(own.url(), /scenario-src=.*&scenario=retry-once&step=1/);
   const broken = `data:application/json,${encodeURIComponent("{ not json")}`;
-  const bad = await openPage(browser, server.url, `?scenario-src=${encodeURIComponent(broken)}`);
+  const bad = await suite.open(`?scenario-src=${encodeURIComponent(broken)}`);
   assert.match(await bad.textContent("#page-error"), /^The scenario at data:application\/json,.* is not valid JSON/);
   assert.equal(await bad.isHidden("#scenario-box"), true, "the page opens on free play");
 });
 
 test("the built-in scenarios are in the same format an author writes", async () => {
-  const page = await openPage(browser, server.url);
+  const page = await suite.open();
   const problems = await page.evaluate(async () => {
     const { validateScenario } = await import("./scenarios.js");
     const out = [];
@@ -272,7 +252,7 @@ test("the built-in scenarios are in the same format an author writes", async () 
 });
 
 test("the small things: the deadline names its queue, boxes clear on the next action, stale handles go, one heading, the timeline names queues, the DLQ caption fits, cards take focus", async () => {
-  const page = await openPage(browser, server.url, "?scenario=dead-letter&step=4", { width: 700, height: 900 });
+  const page = await suite.open("?scenario=dead-letter&step=4", { width: 700, height: 900 });
   // m1 sits in orders-dlq, whose retention is its own: the line says which queue.
   assert.match(await page.textContent("#next-deadline"), /: m1 in orders-dlq is deleted: orders-dlq's retention period/);
   // Two queues: the tabs name them; the heading is not shown a second time beside them.
@@ -286,7 +266,7 @@ test("the small things: the deadline names its queue, boxes clear on the next ac
   await page.focus("#lanes .card");
   assert.match(await page.evaluate(() => document.activeElement.getAttribute("aria-label")), /^m1: /);
 
-  const free = await openPage(browser, server.url, "", { width: 1280, height: 900 });
+  const free = await suite.open("", { width: 1280, height: 900 });
   await free.evaluate(() => window.wasq.act(["q", "jobs", {}]));
   await free.evaluate(() => window.wasq.act(["s", "jobs", { body: "a" }]));
   await free.evaluate(() => window.wasq.act(["s", "nope", { body: "b" }]));
@@ -327,9 +307,8 @@ test("a step's expected SQS error is in view at 700×500 when the step runs, in 
   const errorStep = AUTHOR_SCENARIO.steps.findIndex((s) => s.expectError);
   const code = AUTHOR_SCENARIO.steps[errorStep].expectError;
   const src = `data:application/json,${encodeURIComponent(JSON.stringify(AUTHOR_SCENARIO))}`;
-  const embed = await openPage(browser, server.url, `?embed&scenario-src=${encodeURIComponent(src)}&step=${errorStep - 1}`, { width: 700, height: 500 });
-  await embed.click("#scenario-next");
-  await settled(embed);
+  const embed = await suite.open(`?embed&scenario-src=${encodeURIComponent(src)}&step=${errorStep - 1}`, { width: 700, height: 500 });
+  await clickNext(embed);
   assert.equal(await embed.textContent("#scenario-progress"), `step ${errorStep + 1} of ${AUTHOR_SCENARIO.steps.length}`);
   const inEmbed = await embed.evaluate(errorShown, [null, code]);
   assert.ok(inEmbed.some((b) => b.inView), `?embed: the ${code} error in view: ${JSON.stringify(inEmbed)}`);

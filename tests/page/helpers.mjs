@@ -1,9 +1,12 @@
-// Shared by the page tests: browser launch, the page's address, and the consistency check that
-// compares what the page draws with what the engine says.
+// Shared by the page tests: browser launch, the page's address, `wasq serve` started for a test,
+// the before/after of a suite, and the consistency check that compares what the page draws with
+// what the engine says.
+import { before, after } from "node:test";
 import { chromium } from "playwright-core";
-import { existsSync, mkdirSync } from "node:fs";
-import { spawn } from "node:child_process";
-import { dirname, resolve } from "node:path";
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startStaticServer } from "./server.mjs";
 
@@ -11,12 +14,36 @@ export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const ARTIFACTS = resolve(REPO, "tests/artifacts/page");
 mkdirSync(ARTIFACTS, { recursive: true });
 
-export async function launch() {
+/** Chromium as the page tests run it; `extraArgs` are added to its command line. */
+export async function launch(extraArgs = []) {
   return chromium.launch({
     executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
     args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync"],
+      "--disable-component-update", "--disable-sync", ...extraArgs],
   });
+}
+
+/**
+ * A suite's page server and browser, started before its tests and closed after them. The fields
+ * are filled in by the `before` hook, so read them inside tests: `suite.browser`, `suite.url`
+ * (the page's address, ending in `/`), and `suite.open(query, options)`, `openPage` on that address.
+ */
+export function pageSuite() {
+  const suite = {
+    browser: undefined,
+    server: undefined,
+    get url() { return suite.server.url; },
+    open: (query = "", options) => openPage(suite.browser, suite.server.url, query, options),
+  };
+  before(async () => {
+    suite.server = await pageServer();
+    suite.browser = await launch();
+  });
+  after(async () => {
+    await suite.browser?.close();
+    await suite.server?.close();
+  });
+  return suite;
 }
 
 /**
@@ -28,47 +55,114 @@ export async function launch() {
 export async function pageServer() {
   if (process.env.WASQ_PAGE_URL) return { url: process.env.WASQ_PAGE_URL, close: async () => {} };
   const cli = resolve(REPO, "pkg/bin/wasq.mjs");
-  if (!process.env.WASQ_PKG_DIR && existsSync(cli)) return startWasqServe(cli);
+  if (!process.env.WASQ_PKG_DIR && existsSync(cli)) {
+    const serve = await startWasqServe({ args: ["--www", resolve(REPO, "www")] });
+    return { url: `${serve.url}/`, close: serve.close };
+  }
   return startStaticServer(REPO);
 }
 
-function startWasqServe(cli) {
-  const child = spawn(process.execPath, [cli, "serve", "--memory", "--port", "0", "--www", resolve(REPO, "www")], {
+// Servers still running when the test process exits (a test that timed out before its own
+// `close()`) are stopped then, so that none outlives the run.
+const running = new Set();
+process.once("exit", () => {
+  for (const pid of running) {
+    try {
+      process.kill(-pid, "SIGTERM");
+    } catch {} // already gone
+  }
+});
+
+/**
+ * Starts `<command> serve --memory --port 0 <args>` and resolves once it listens, with its
+ * address (no trailing `/`) and `close()`, which stops it and waits for it to exit. `command`
+ * defaults to the CLI of the package built in pkg/; an installed package's is
+ * `["npx", "--no-install", "wasq"]` with `cwd` its project. The server runs in its own process
+ * group so that `close()` also stops what a launcher such as npx started under it.
+ */
+export function startWasqServe({ command = [process.execPath, resolve(REPO, "pkg/bin/wasq.mjs")], args = [], cwd } = {}) {
+  const [file, ...rest] = command;
+  const child = spawn(file, [...rest, "serve", "--memory", "--port", "0", ...args], {
+    cwd,
     stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
   });
+  running.add(child.pid);
+  const exited = new Promise((done) => child.once("exit", done));
+  exited.then(() => running.delete(child.pid));
   let output = "";
+  child.stdout.setEncoding("utf8");
+  child.stderr.setEncoding("utf8").on("data", (d) => { output += d; });
   return new Promise((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error(`wasq serve did not start:\n${output}`)), 10000);
-    const onData = (chunk) => {
-      output += chunk;
-      const m = /playground at (http:\/\/\S+?)\/?\n/.exec(output);
+    // A bound on a server that neither listens nor exits (a hung start would hang the suite).
+    const timer = setTimeout(() => fail(new Error(`wasq serve did not start:\n${output}`)), 30_000);
+    child.stdout.on("data", (d) => {
+      output += d;
+      // The whole address: the line goes on after it, so a chunk cut inside it does not match.
+      const m = /listening on (http:\/\/\S+?)\/? /.exec(output);
       if (!m) return;
       clearTimeout(timer);
       ok({
-        url: `${m[1]}/`,
-        close: () => new Promise((done) => { child.once("exit", done); child.kill("SIGTERM"); }),
+        url: m[1],
+        close: async () => {
+          try {
+            process.kill(-child.pid, "SIGTERM");
+          } catch {} // already gone
+          await exited;
+        },
       });
-    };
-    child.stdout.on("data", onData);
-    child.stderr.on("data", (c) => { output += c; });
+    });
     child.once("exit", (code) => { clearTimeout(timer); fail(new Error(`wasq serve exited (${code}):\n${output}`)); });
   });
 }
 
-export async function openPage(browser, base, query = "", { width = 1280, height = 900, reducedMotion } = {}) {
+/**
+ * The built package (pkg/) packed by `npm pack` and installed by npm into a new, empty project
+ * named `name`, as a reader installs it. Returns the temporary directory that holds both (remove
+ * it when done) and the project's directory.
+ */
+export function installPackedPackage(name) {
+  if (!existsSync(join(REPO, "pkg", "package.json"))) throw new Error("no built package: run `make pkg` first");
+  const work = mkdtempSync(join(tmpdir(), `wasq-${name}-`));
+  const packed = JSON.parse(execFileSync("npm", ["pack", join(REPO, "pkg"), "--pack-destination", work, "--json"], { encoding: "utf8" }));
+  const project = join(work, name);
+  mkdirSync(project);
+  writeFileSync(join(project, "package.json"), JSON.stringify({ name, private: true }));
+  // The package has no dependencies: the install needs nothing but the tarball.
+  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--offline", join(work, packed[0].filename)], { cwd: project, encoding: "utf8" });
+  return { work, project };
+}
+
+/**
+ * A page in a fresh browser context, recording its uncaught errors and console errors in
+ * `page.problems` (a test asserts it empty). Close it with `page.context().close()`.
+ */
+export async function newPage(browser, { width = 1280, height = 900, reducedMotion } = {}) {
   const context = await browser.newContext({ viewport: { width, height }, reducedMotion });
   const page = await context.newPage();
   const problems = [];
   page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
   page.on("console", (m) => { if (m.type() === "error") problems.push(`console: ${m.text()}`); });
+  page.problems = problems;
+  return page;
+}
+
+/** The page at `query` relative to `base`, once it says it is ready (see `newPage`). */
+export async function openPage(browser, base, query = "", options = {}) {
+  const page = await newPage(browser, options);
   await page.goto(new URL(query, base).href);
   await page.waitForSelector("html[data-ready=true]", { timeout: 10000 });
-  page.problems = problems;
   return page;
 }
 
 export async function settled(page) {
   await page.evaluate(() => window.wasq.settled());
+}
+
+/** A reader's click on the scenario's Next, and the page done drawing it. */
+export async function clickNext(page) {
+  await page.click("#scenario-next");
+  await settled(page);
 }
 
 /**

@@ -3,20 +3,11 @@
 // to a scenario step is replayed without drawing each action. The load time itself is a figure
 // (bench/page-load.mjs, BENCHMARKS.md), not an assertion: these check the order of requests that
 // makes it, by holding one response back and seeing whether the wasm is asked for meanwhile.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { launch, pageServer } from "./helpers.mjs";
+import { pageSuite, newPage } from "./helpers.mjs";
 
-let browser;
-let server;
-before(async () => {
-  server = await pageServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const suite = pageSuite();
 
 // How long held responses wait for the expected requests before the test gives up (a bound on
 // requests that, before the fix, were never made while the responses were held; not a measurement).
@@ -28,12 +19,8 @@ const BOUND_MS = 15_000;
  * held responses were let go: what did not have to wait for them.
  */
 async function loadHolding(path, held, expected, { ready, html } = {}) {
-  const context = await browser.newContext({ viewport: { width: 700, height: 900 } });
-  const page = await context.newPage();
-  const problems = [];
-  page.on("pageerror", (e) => problems.push(e.message));
-  page.on("console", (m) => { if (m.type() === "error") problems.push(m.text()); });
-  const url = new URL(path, server.url).href;
+  const page = await newPage(suite.browser, { width: 700, height: 900 });
+  const url = new URL(path, suite.url).href;
   if (html) await page.route(url, (route) => route.fulfill({ contentType: "text/html", body: html }));
   const before = [];
   const all = [];
@@ -54,8 +41,8 @@ async function loadHolding(path, held, expected, { ready, html } = {}) {
   });
   await page.goto(url);
   await page.waitForSelector(ready, { timeout: 60_000 });
-  await context.close();
-  return { before, all, problems };
+  await page.context().close();
+  return { before, all, problems: page.problems };
 }
 
 test("the page asks for the wasm and package.json while its stylesheet is still on its way", async () => {
@@ -166,10 +153,9 @@ test("a host that labels the wasm other than application/wasm still gets the pla
 });
 
 test("a link to a scenario step is replayed without drawing each action: no card moves on load", async () => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
+  const page = await newPage(suite.browser, { width: 1280, height: 900 });
   // Step 1 of fifo-two-groups: four messages sent, then m1 received, so it is in flight on arrival.
-  await page.goto(new URL("?scenario=fifo-two-groups&step=1", server.url).href);
+  await page.goto(new URL("?scenario=fifo-two-groups&step=1", suite.url).href);
   await page.waitForSelector("html[data-ready=true]");
   const { moves, lane } = await page.evaluate(() => ({
     moves: window.wasq.moves,
@@ -182,5 +168,5 @@ test("a link to a scenario step is replayed without drawing each action: no card
   // The next step still animates its move.
   await page.evaluate(() => window.wasq.nextStep());
   assert.equal(await page.evaluate(() => window.wasq.moves), 1);
-  await context.close();
+  await page.context().close();
 });

@@ -1,21 +1,12 @@
 // The page beyond the scenarios: reader actions through the forms, SQS errors shown where they
 // happened, links that reproduce a situation, embedding, narrow screens, reduced motion, the
 // heartbeat and the play loop.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { launch, pageServer, openPage, settled, mismatches, ARTIFACTS, REPO } from "./helpers.mjs";
+import { pageSuite, clickNext, openPage, settled, mismatches, ARTIFACTS, REPO } from "./helpers.mjs";
 
-let browser;
-let server;
-before(async () => {
-  server = await pageServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const suite = pageSuite();
 
 async function createQueue(page, { name, fifo = false, vt, dlq, mrc } = {}) {
   await page.fill('#create-form [name="name"]', name);
@@ -40,7 +31,7 @@ async function send(page, body, { count = 1, group } = {}) {
 test("free play through the forms matches the engine", async () => {
   // How long the page takes to be ready is a figure (bench/page-load.mjs), not an assertion: a
   // shared two-core machine under load can stall any one load.
-  const page = await openPage(browser, server.url);
+  const page = await suite.open();
   await createQueue(page, { name: "dead" });
   await createQueue(page, { name: "work", vt: 20, dlq: "dead", mrc: 2 });
   assert.equal(await page.evaluate(() => window.wasq.playground.selected), "work");
@@ -75,7 +66,7 @@ test("free play through the forms matches the engine", async () => {
 });
 
 test("an SQS error appears where it happened, with its code and message", async () => {
-  const page = await openPage(browser, server.url);
+  const page = await suite.open();
   await createQueue(page, { name: "bad name!" });
   const expected = await page.evaluate(() => {
     try { window.wasq.engine.dispatch("CreateQueue", { QueueName: "bad name!", Attributes: { VisibilityTimeout: "30" } }); } catch (e) { return { name: e.name, message: e.message }; }
@@ -95,14 +86,14 @@ test("an SQS error appears where it happened, with its code and message", async 
 });
 
 test("a link reproduces the exact situation: scenario steps and free action logs", async () => {
-  const page = await openPage(browser, server.url, "?scenario=dead-letter&step=3");
+  const page = await suite.open("?scenario=dead-letter&step=3");
   assert.equal(await page.textContent("#scenario-progress").then((t) => t.startsWith("step 4 of")), true);
   const viaLink = await page.evaluate(() => JSON.stringify(window.wasq.engine.peek(window.wasq.queueUrl("orders"))));
   assert.deepEqual(await mismatches(page), []);
   // The same steps clicked by hand give the same state.
-  const clicked = await openPage(browser, server.url);
+  const clicked = await suite.open();
   await clicked.selectOption("#scenario-select", "dead-letter");
-  for (let i = 0; i < 3; i++) { await clicked.click("#scenario-next"); await settled(clicked); }
+  for (let i = 0; i < 3; i++) await clickNext(clicked);
   assert.equal(await clicked.evaluate(() => JSON.stringify(window.wasq.engine.peek(window.wasq.queueUrl("orders")))), viaLink);
   // Diverging from the scenario turns the URL into an action log, which replays to the same state.
   await clicked.click('button[data-step="1000"]');
@@ -111,14 +102,14 @@ test("a link reproduces the exact situation: scenario steps and free action logs
   const url = clicked.url();
   assert.match(url, /[?&]log=/);
   const state = await clicked.evaluate(() => JSON.stringify([window.wasq.engine.peek(window.wasq.queueUrl("orders")), window.wasq.clock.now()]));
-  const replayed = await openPage(browser, url);
+  const replayed = await openPage(suite.browser, url);
   assert.equal(await replayed.evaluate(() => JSON.stringify([window.wasq.engine.peek(window.wasq.queueUrl("orders")), window.wasq.clock.now()])), state);
   assert.deepEqual(await mismatches(replayed), []);
   for (const p of [page, clicked, replayed]) await p.context().close();
 });
 
 test("?embed hides the chrome; 375 px wide stays readable without sideways scrolling", async () => {
-  const page = await openPage(browser, server.url, "?embed&scenario=fifo-two-groups&step=2", { width: 375, height: 800 });
+  const page = await suite.open("?embed&scenario=fifo-two-groups&step=2", { width: 375, height: 800 });
   assert.equal(await page.isVisible("header.chrome"), false);
   assert.equal(await page.isVisible("#scenario-next"), true);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
@@ -133,9 +124,8 @@ test("?embed hides the chrome; 375 px wide stays readable without sideways scrol
 });
 
 test("with prefers-reduced-motion, cards change lanes without travelling", async () => {
-  const page = await openPage(browser, server.url, "?scenario=visibility&step=0", { reducedMotion: "reduce" });
-  await page.click("#scenario-next");
-  await settled(page);
+  const page = await suite.open("?scenario=visibility&step=0", { reducedMotion: "reduce" });
+  await clickNext(page);
   const card = await page.evaluate(() => {
     const c = document.querySelector("#lanes .card");
     return { lane: c.closest(".cell").dataset.lane, anims: c.getAnimations().length, marked: c.classList.contains("just-moved") };
@@ -145,7 +135,7 @@ test("with prefers-reduced-motion, cards change lanes without travelling", async
 });
 
 test("the heartbeat keeps a message in flight until the 12-hour cap stops it", async () => {
-  const page = await openPage(browser, server.url);
+  const page = await suite.open();
   await createQueue(page, { name: "hb", vt: 20 });
   await send(page, "long job");
   await page.click("#consumer-0 .receive");
@@ -171,7 +161,7 @@ test("the heartbeat keeps a message in flight until the 12-hour cap stops it", a
 });
 
 test("play at 60× moves the clock and fires deadlines; pause stops it", async () => {
-  const page = await openPage(browser, server.url, "?scenario=visibility&step=1");
+  const page = await suite.open("?scenario=visibility&step=1");
   await page.click('[data-speed="60"]');
   await page.click("#play");
   await page.waitForFunction(() => window.wasq.clock.now() - Date.UTC(2026, 0, 1, 9) > 62000, null, { timeout: 5000 });
@@ -188,7 +178,7 @@ test("play at 60× moves the clock and fires deadlines; pause stops it", async (
 });
 
 test("a long poll waits on the page's clock: it answers when a message arrives, or empty at its deadline", async () => {
-  const page = await openPage(browser, server.url);
+  const page = await suite.open();
   await createQueue(page, { name: "lp" });
   await page.fill("#consumer-1 [name=wait]", "20");
   await page.click("#consumer-1 .receive");
@@ -216,7 +206,7 @@ test("a long poll waits on the page's clock: it answers when a message arrives, 
 });
 
 test("a delayed message waits apart in Stored, then its card moves when the delay ends", async () => {
-  const page = await openPage(browser, server.url);
+  const page = await suite.open();
   await createQueue(page, { name: "later" });
   await page.fill('#send-form [name="delay"]', "5");
   await send(page, "in five seconds");
@@ -240,7 +230,7 @@ test("a delayed message waits apart in Stored, then its card moves when the dela
 });
 
 test("keyboard alone drives a scenario, the clock and a consumer", async () => {
-  const page = await openPage(browser, server.url, "?scenario=visibility&step=0");
+  const page = await suite.open("?scenario=visibility&step=0");
   await page.focus("#scenario-next");
   await page.keyboard.press("Enter");
   await settled(page);
@@ -271,7 +261,7 @@ test("works from any static host: the package vendored next to the page, or name
   // A docs site: the page under /docs/playground/, the package copied into its vendor/wasq/.
   const docs = await startStaticServer(REPO, [["/docs/playground/vendor/wasq/", pkg], ["/docs/playground/", www]]);
   try {
-    const page = await openPage(browser, docs.url, "docs/playground/?scenario=fifo-one-group&step=1");
+    const page = await openPage(suite.browser, docs.url, "docs/playground/?scenario=fifo-one-group&step=1");
     assert.deepEqual(await mismatches(page), []);
     // The wasm that loaded (a root tried first and not there also asked for one, and got a 404).
     const entry = await page.evaluate(() => performance.getEntriesByType("resource").find((r) => r.name.endsWith("wasq_bg.wasm") && r.responseStatus === 200)?.name);
@@ -283,7 +273,7 @@ test("works from any static host: the package vendored next to the page, or name
   // A package hosted elsewhere on the site, named in the address.
   const elsewhere = await startStaticServer(REPO, [["/assets/wasq/", pkg], ["/", www]]);
   try {
-    const page = await openPage(browser, elsewhere.url, "?pkg=/assets/wasq/&scenario=visibility&step=1");
+    const page = await openPage(suite.browser, elsewhere.url, "?pkg=/assets/wasq/&scenario=visibility&step=1");
     assert.deepEqual(await mismatches(page), []);
     assert.match(page.url(), /pkg=%2Fassets%2Fwasq%2F|pkg=\/assets\/wasq\//, "the link keeps naming the package");
     await page.context().close();
@@ -294,7 +284,7 @@ test("works from any static host: the package vendored next to the page, or name
 
 test("the full page (not only ?embed) fits a phone: the scenario picker's long titles do not widen it", async () => {
   for (const width of [390, 375]) {
-    const page = await openPage(browser, server.url, "?scenario=fifo-two-groups&step=2", { width, height: 844 });
+    const page = await suite.open("?scenario=fifo-two-groups&step=2", { width, height: 844 });
     assert.equal(await page.isVisible("#scenario-select"), true);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     assert.ok(overflow <= 0, `${width} px: page scrolls sideways by ${overflow}px`);
@@ -305,7 +295,7 @@ test("the full page (not only ?embed) fits a phone: the scenario picker's long t
 });
 
 test("a long body without spaces wraps in the consumer panel, cut for display; the engine keeps all of it", async () => {
-  const page = await openPage(browser, server.url);
+  const page = await suite.open();
   const body = "x".repeat(300 * 1024); // under the 1 MiB limit, so SQS accepts it
   await page.evaluate(async (b) => {
     await window.wasq.act(["q", "orders", {}]);
@@ -325,7 +315,7 @@ test("a long body without spaces wraps in the consumer panel, cut for display; t
 });
 
 test("the browser's own form validation never stands in for SQS's error", async () => {
-  const page = await openPage(browser, server.url);
+  const page = await suite.open();
   const error = (sel) => page.$eval(sel, (e) => (e.hidden ? "" : e.textContent));
   await page.fill('#create-form [name="name"]', "");
   await page.click("#create-form button[type=submit]");
@@ -354,23 +344,22 @@ test("the browser's own form validation never stands in for SQS's error", async 
 });
 
 test("a scenario step the reader's own actions made impossible says so; odd links still load", async () => {
-  const page = await openPage(browser, server.url, "?scenario=visibility&step=2");
+  const page = await suite.open("?scenario=visibility&step=2");
   await page.click("#consumer-0 .held li .del"); // the reader deletes m1; step 4 changes its visibility
   await settled(page);
-  await page.click("#scenario-next");
-  await settled(page);
+  await clickNext(page);
   assert.match(await page.textContent("#scenario-progress"), /^step 4 of 6/);
   assert.match(await page.$eval("#scenario-error", (e) => (e.hidden ? "" : e.textContent)), /consumer A holds no m1.*Restart/);
   // The step that could not run is not in the link, which replays.
-  const again = await openPage(browser, server.url, new URL(page.url()).search);
+  const again = await suite.open(new URL(page.url()).search);
   assert.equal(await again.isHidden("#load-error"), true);
   assert.deepEqual(await mismatches(again), []);
   // A link with an action this page does not know still opens, and says what it skipped.
-  const bad = await openPage(browser, server.url, `?log=${Buffer.from(JSON.stringify([["q", "orders", {}], ["x"]])).toString("base64url")}`);
+  const bad = await suite.open(`?log=${Buffer.from(JSON.stringify([["q", "orders", {}], ["x"]])).toString("base64url")}`);
   assert.match(await bad.textContent("#load-error"), /1 of the 2 actions/);
   assert.equal(await bad.evaluate(() => window.wasq.playground.queues.size), 1);
   // step=-1 still runs the setup under the first caption.
-  const neg = await openPage(browser, server.url, "?scenario=visibility&step=-1");
+  const neg = await suite.open("?scenario=visibility&step=-1");
   assert.equal(await neg.locator("#lanes .card").count(), 1);
   for (const p of [page, again, bad, neg]) {
     assert.deepEqual(p.problems, []);
@@ -379,9 +368,8 @@ test("a scenario step the reader's own actions made impossible says so; odd link
 });
 
 test("n and . work right after clicking a button (the focused button keeps only Space)", async () => {
-  const page = await openPage(browser, server.url, "?scenario=visibility&step=0");
-  await page.click("#scenario-next");
-  await settled(page);
+  const page = await suite.open("?scenario=visibility&step=0");
+  await clickNext(page);
   await page.keyboard.press("n");
   await settled(page);
   assert.match(await page.textContent("#scenario-progress"), /^step 3 of 6/);
@@ -394,7 +382,7 @@ test("n and . work right after clicking a button (the focused button keeps only 
 });
 
 test("a consumer's handle from a queue other than the shown one says which queue it is on", async () => {
-  const page = await openPage(browser, server.url);
+  const page = await suite.open();
   await page.evaluate(async () => {
     await window.wasq.act(["q", "orders", {}]);
     await window.wasq.act(["s", "orders", { body: "hi" }]);
@@ -411,7 +399,7 @@ test("a consumer's handle from a queue other than the shown one says which queue
 });
 
 test("picking “— free play —” leaves the scenario: no stale caption, counters or scenario link", async () => {
-  const page = await openPage(browser, server.url, "?scenario=visibility&step=3");
+  const page = await suite.open("?scenario=visibility&step=3");
   await page.selectOption("#scenario-select", "");
   await settled(page);
   assert.equal(await page.isVisible("#scenario-box"), false);
@@ -433,7 +421,7 @@ async function travel(page, direction) {
 }
 
 test("Back and Forward step through scenario steps, queue choices and actions; consecutive time steps are one entry", async () => {
-  const page = await openPage(browser, server.url);
+  const page = await suite.open();
   const lanes = () => page.$$eval("#lanes .card", (cards) => cards.map((c) => c.closest(".cell").dataset.lane));
   const shown = () => page.evaluate(() => ({
     heading: document.querySelector("#queue-heading").textContent,
@@ -445,8 +433,7 @@ test("Back and Forward step through scenario steps, queue choices and actions; c
   // A scenario and its first step: two entries.
   await page.selectOption("#scenario-select", "visibility");
   await settled(page);
-  await page.click("#scenario-next");
-  await settled(page);
+  await clickNext(page);
   assert.equal((await shown()).progress, "step 2 of 6");
   assert.deepEqual(await lanes(), ["inflight"]);
 
@@ -499,10 +486,9 @@ test("Back and Forward step through scenario steps, queue choices and actions; c
   await page.context().close();
 
   // Embedded in a docs page, entries would be the docs page's: the address changes, history does not grow.
-  const embedded = await openPage(browser, server.url, "?embed&scenario=visibility&step=0");
+  const embedded = await suite.open("?embed&scenario=visibility&step=0");
   const length = await embedded.evaluate(() => history.length);
-  await embedded.click("#scenario-next");
-  await settled(embedded);
+  await clickNext(embedded);
   await embedded.click('button[data-step="1000"]');
   await settled(embedded);
   assert.equal(await embedded.evaluate(() => history.length), length);
@@ -511,7 +497,7 @@ test("Back and Forward step through scenario steps, queue choices and actions; c
 });
 
 test("Back while the clock plays and a long poll waits: play stops, the poll ends with the page it belonged to, and the earlier state is shown", async () => {
-  const page = await openPage(browser, server.url);
+  const page = await suite.open();
   const lanes = () => page.$$eval("#lanes .card", (cards) => cards.map((c) => c.closest(".cell").dataset.lane));
   await createQueue(page, { name: "bf" });
   await send(page, "first");
@@ -555,10 +541,9 @@ test("Back while the clock plays and a long poll waits: play stops, the poll end
 });
 
 test("time passed after a scenario step leaves the scenario as written: Back and Restart replay it", async () => {
-  const page = await openPage(browser, server.url, "?scenario=visibility&step=1");
+  const page = await suite.open("?scenario=visibility&step=1");
   const clock = () => page.textContent("#clock-now");
-  await page.click("#scenario-next"); // "15 seconds pass": the step's last action is ["t", 15000]
-  await settled(page);
+  await clickNext(page); // "15 seconds pass": the step's last action is ["t", 15000]
   assert.equal(await clock(), "+00:15.000");
   await page.click('button[data-step="1000"]');
   await settled(page);
@@ -568,8 +553,7 @@ test("time passed after a scenario step leaves the scenario as written: Back and
   await page.click("#scenario-restart");
   await settled(page);
   for (let i = 0; i < 2; i++) {
-    await page.click("#scenario-next");
-    await settled(page);
+    await clickNext(page);
   }
   assert.equal(await clock(), "+00:15.000");
   assert.deepEqual(page.problems, []);
@@ -577,7 +561,7 @@ test("time passed after a scenario step leaves the scenario as written: Back and
 });
 
 test("“to next deadline” onto a heartbeat runs the heartbeat (no “in 0 s” deadline left behind)", async () => {
-  const page = await openPage(browser, server.url, "?scenario=twelve-hours&step=1");
+  const page = await suite.open("?scenario=twelve-hours&step=1");
   await page.click("#consumer-0 .held li .hb");
   await settled(page);
   await page.click('[data-step="10000"]'); // +10 s: the next heartbeat is due at +00:15
@@ -594,10 +578,9 @@ test("“to next deadline” onto a heartbeat runs the heartbeat (no “in 0 s�
 test("after Next step the step's caption and the Next button are in view, the lanes below them", async () => {
   // The last: a docs page's iframe, where the caption is pinned and the lanes come up under it.
   for (const [width, height, embed] of [[1280, 800, ""], [390, 844, ""], [700, 500, "embed&"]]) {
-    const page = await openPage(browser, server.url, `?${embed}scenario=fifo-batch`, { width, height });
+    const page = await suite.open(`?${embed}scenario=fifo-batch`, { width, height });
     for (let i = 0; i < 2; i++) {
-      await page.click("#scenario-next");
-      await settled(page);
+      await clickNext(page);
       const box = (sel) => page.evaluate((s) => {
         const r = document.querySelector(s).getBoundingClientRect();
         return { top: r.top, bottom: r.bottom };
@@ -617,7 +600,7 @@ test("after Next step the step's caption and the Next button are in view, the la
 });
 
 test("the clock bar says what its next deadline is: a delay, a visibility timeout, the retention period", async () => {
-  const page = await openPage(browser, server.url);
+  const page = await suite.open();
   const said = async () => (await settled(page), page.textContent("#next-deadline"));
   await page.evaluate(() => window.wasq.act(["q", "orders", {}]));
   await page.evaluate(() => window.wasq.act(["s", "orders", { body: "later", delay: 5 }]));

@@ -1,25 +1,16 @@
 // The realism toggle: off by default; "pick knobs" turns on seeded effects the page makes visible —
 // duplicate cards saying so, sampled-out and throttled events highlighted — and links replay them.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { launch, pageServer, openPage, settled, mismatches } from "./helpers.mjs";
+import { pageSuite, openPage, settled, mismatches } from "./helpers.mjs";
 
-let browser;
-let server;
-before(async () => {
-  server = await pageServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const suite = pageSuite();
 
 const copiesInEngine = (page) => page.evaluate(() =>
   window.wasq.engine.peek(window.wasq.queueUrl("orders")).messages.filter((m) => m.duplicateCopy).length);
 
 test("realism toggle: duplicates drawn as their own cards, realism events highlighted, replayed by the link", async () => {
-  const page = await openPage(browser, server.url);
+  const page = await suite.open();
   assert.equal(await page.getAttribute('[data-realism="off"]', "aria-pressed"), "true");
   assert.equal(await page.isDisabled('#realism [name="reorder"]'), true);
   await page.click("#create-form button[type=submit]"); // "orders"
@@ -61,7 +52,7 @@ test("realism toggle: duplicates drawn as their own cards, realism events highli
   // The permalink replays the same seeded effects.
   const link = await page.getAttribute("#permalink", "href");
   const cards = await page.$$eval("#lanes .card", (els) => els.map((c) => [c.dataset.key, c.closest(".cell").dataset.lane]));
-  const again = await openPage(browser, new URL(link, page.url()).href);
+  const again = await openPage(suite.browser, new URL(link, page.url()).href);
   assert.deepEqual(await again.$$eval("#lanes .card", (els) => els.map((c) => [c.dataset.key, c.closest(".cell").dataset.lane])), cards);
   assert.equal(await again.getAttribute('[data-realism="custom"]', "aria-pressed"), "true");
 

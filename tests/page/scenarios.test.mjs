@@ -2,21 +2,12 @@
 // step the lanes must match engine.peek() and the counters GetQueueAttributes; cards whose message
 // changed state must have moved (new lane, new position, an animation running); and each
 // scenario's point (the SQS behaviour it teaches) is asserted at its key step.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { launch, pageServer, openPage, settled, mismatches, cardPositions, ARTIFACTS } from "./helpers.mjs";
+import { pageSuite, clickNext, settled, mismatches, cardPositions, ARTIFACTS } from "./helpers.mjs";
 
-let browser;
-let server;
-before(async () => {
-  server = await pageServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const suite = pageSuite();
 
 const peekOf = (page, queue) => page.evaluate((q) => window.wasq.engine.peek(window.wasq.queueUrl(q)), queue);
 const held = (page, consumer) => page.evaluate((c) => [...window.wasq.playground.consumers[c].held.keys()], consumer);
@@ -141,15 +132,14 @@ const scenarioIds = await (async () => (await import("../../www/scenarios.js")).
 
 for (const [id, steps] of scenarioIds) {
   test(`scenario ${id}: every step matches the engine`, async () => {
-    const page = await openPage(browser, server.url);
+    const page = await suite.open();
     await page.selectOption("#scenario-select", id);
     await settled(page);
     let moved = 0;
     for (let step = 0; step < steps; step++) {
       if (step > 0) {
         const beforePos = await cardPositions(page);
-        await page.click("#scenario-next");
-        await settled(page);
+        await clickNext(page);
         // Read the animations at once: they last about half a second.
         const now = await cardPositions(page);
         for (const [id, c] of Object.entries(now)) {

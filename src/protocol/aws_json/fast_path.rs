@@ -43,6 +43,34 @@ impl Seen {
     }
 }
 
+/// The readers of the request objects, one per shape, from a table of its members: each member's
+/// bit in `Seen`, its name on the wire, the request's field and the `Reader` method that reads its
+/// value. A macro rather than a generic reader walking a member table at run time, so that each
+/// reader is still the plain `match` on names the compiler sees written out: this is the hot path
+/// of every SDK call, and a table walked per member would cost it.
+macro_rules! object_readers {
+    ($(fn $name:ident -> $ty:ty {
+        $($bit:literal $key:literal => $field:ident: $read:ident($($arg:path)?)),+ $(,)?
+    })+) => {
+        $(fn $name(&mut self) -> Option<$ty> {
+            self.open(b'{')?;
+            let mut req = <$ty>::default();
+            let mut seen = Seen::default();
+            let mut first = true;
+            while let Some(key) = self.next_key(&mut first)? {
+                match &*key {
+                    $($key => {
+                        seen.once($bit)?;
+                        req.$field = self.$read($($arg)?)?;
+                    })+
+                    _ => return None,
+                }
+            }
+            Some(req)
+        })+
+    };
+}
+
 impl<'a> Reader<'a> {
     // Inlined: at the wasm's opt-level z these stayed calls, one or more per byte read.
     #[inline(always)]
@@ -234,185 +262,58 @@ impl<'a> Reader<'a> {
         Some(Some(out))
     }
 
-    /// Whether a list of batch entries follows (`null`: absent); entries are then read with
-    /// `next_item`.
-    fn opt_list(&mut self) -> Option<bool> {
+    /// The entries of a batch (`null`: absent), each read by `entry`. Generic over the reader
+    /// (a function item, so each call is static) and inlined into the two batch readers, so
+    /// that they compile as when each wrote this loop out.
+    #[inline(always)]
+    fn entries<T>(&mut self, entry: impl Fn(&mut Self) -> Option<T>) -> Option<Option<Vec<T>>> {
         if self.word("null") {
-            return Some(false);
+            return Some(None);
         }
         self.open(b'[')?;
-        Some(true)
+        // Sized for SQS's most entries a batch (more are refused later, with their count):
+        // growing 4 → 8 → 16 moved the large entries twice.
+        let mut entries = Vec::with_capacity(MAX_BATCH_ENTRIES);
+        let mut first = true;
+        while self.next_item(&mut first)? {
+            entries.push(entry(self)?);
+        }
+        Some(Some(entries))
     }
 
-    fn send(&mut self) -> Option<SendMessageRequest<'a>> {
-        self.open(b'{')?;
-        let mut req = SendMessageRequest::default();
-        let mut seen = Seen::default();
-        let mut first = true;
-        while let Some(key) = self.next_key(&mut first)? {
-            match &*key {
-                "QueueUrl" => {
-                    seen.once(0)?;
-                    req.queue_url = self.opt_str()?;
-                }
-                "Id" => {
-                    seen.once(1)?;
-                    req.id = self.opt_str()?;
-                }
-                "MessageBody" => {
-                    seen.once(2)?;
-                    req.message_body = self.opt_str()?;
-                }
-                "DelaySeconds" => {
-                    seen.once(3)?;
-                    req.delay_seconds = self.opt_int()?;
-                }
-                "MessageDeduplicationId" => {
-                    seen.once(6)?;
-                    req.message_deduplication_id = self.opt_str()?;
-                }
-                "MessageGroupId" => {
-                    seen.once(7)?;
-                    req.message_group_id = self.opt_str()?;
-                }
-                _ => return None,
-            }
+    object_readers! {
+        fn send -> SendMessageRequest<'a> {
+            0 "QueueUrl" => queue_url: opt_str(),
+            1 "Id" => id: opt_str(),
+            2 "MessageBody" => message_body: opt_str(),
+            3 "DelaySeconds" => delay_seconds: opt_int(),
+            6 "MessageDeduplicationId" => message_deduplication_id: opt_str(),
+            7 "MessageGroupId" => message_group_id: opt_str(),
         }
-        Some(req)
-    }
-
-    fn send_batch(&mut self) -> Option<SendMessageBatchRequest<'a>> {
-        self.open(b'{')?;
-        let mut req = SendMessageBatchRequest::default();
-        let mut seen = Seen::default();
-        let mut first = true;
-        while let Some(key) = self.next_key(&mut first)? {
-            match &*key {
-                "QueueUrl" => {
-                    seen.once(0)?;
-                    req.queue_url = self.opt_str()?;
-                }
-                "Entries" => {
-                    seen.once(1)?;
-                    if self.opt_list()? {
-                        // Sized for SQS's most entries a batch (more are refused later, with
-                        // their count): growing 4 → 8 → 16 moved the large entries twice.
-                        let mut entries = Vec::with_capacity(MAX_BATCH_ENTRIES);
-                        let mut first = true;
-                        while self.next_item(&mut first)? {
-                            entries.push(self.send()?);
-                        }
-                        req.entries = Some(entries);
-                    }
-                }
-                _ => return None,
-            }
+        fn send_batch -> SendMessageBatchRequest<'a> {
+            0 "QueueUrl" => queue_url: opt_str(),
+            1 "Entries" => entries: entries(Self::send),
         }
-        Some(req)
-    }
-
-    fn receive(&mut self) -> Option<ReceiveMessageRequest> {
-        self.open(b'{')?;
-        let mut req = ReceiveMessageRequest::default();
-        let mut seen = Seen::default();
-        let mut first = true;
-        while let Some(key) = self.next_key(&mut first)? {
-            match &*key {
-                "QueueUrl" => {
-                    seen.once(0)?;
-                    req.queue_url = self.opt_string()?;
-                }
-                "AttributeNames" => {
-                    seen.once(1)?;
-                    req.attribute_names = self.opt_str_list()?;
-                }
-                "MessageSystemAttributeNames" => {
-                    seen.once(2)?;
-                    req.message_system_attribute_names = self.opt_str_list()?;
-                }
-                "MessageAttributeNames" => {
-                    seen.once(3)?;
-                    req.message_attribute_names = self.opt_str_list()?;
-                }
-                "MaxNumberOfMessages" => {
-                    seen.once(4)?;
-                    req.max_number_of_messages = self.opt_int()?;
-                }
-                "VisibilityTimeout" => {
-                    seen.once(5)?;
-                    req.visibility_timeout = self.opt_int()?;
-                }
-                "WaitTimeSeconds" => {
-                    seen.once(6)?;
-                    req.wait_time_seconds = self.opt_int()?;
-                }
-                "ReceiveRequestAttemptId" => {
-                    seen.once(7)?;
-                    req.receive_request_attempt_id = self.opt_string()?;
-                }
-                _ => return None,
-            }
+        fn receive -> ReceiveMessageRequest {
+            0 "QueueUrl" => queue_url: opt_string(),
+            1 "AttributeNames" => attribute_names: opt_str_list(),
+            2 "MessageSystemAttributeNames" => message_system_attribute_names: opt_str_list(),
+            3 "MessageAttributeNames" => message_attribute_names: opt_str_list(),
+            4 "MaxNumberOfMessages" => max_number_of_messages: opt_int(),
+            5 "VisibilityTimeout" => visibility_timeout: opt_int(),
+            6 "WaitTimeSeconds" => wait_time_seconds: opt_int(),
+            7 "ReceiveRequestAttemptId" => receive_request_attempt_id: opt_string(),
         }
-        Some(req)
-    }
-
-    fn receipt(&mut self) -> Option<ReceiptRequest<'a>> {
-        self.open(b'{')?;
-        let mut req = ReceiptRequest::default();
-        let mut seen = Seen::default();
-        let mut first = true;
-        while let Some(key) = self.next_key(&mut first)? {
-            match &*key {
-                "QueueUrl" => {
-                    seen.once(0)?;
-                    req.queue_url = self.opt_str()?;
-                }
-                "Id" => {
-                    seen.once(1)?;
-                    req.id = self.opt_str()?;
-                }
-                "ReceiptHandle" => {
-                    seen.once(2)?;
-                    req.receipt_handle = self.opt_str()?;
-                }
-                "VisibilityTimeout" => {
-                    seen.once(3)?;
-                    req.visibility_timeout = self.opt_int()?;
-                }
-                _ => return None,
-            }
+        fn receipt -> ReceiptRequest<'a> {
+            0 "QueueUrl" => queue_url: opt_str(),
+            1 "Id" => id: opt_str(),
+            2 "ReceiptHandle" => receipt_handle: opt_str(),
+            3 "VisibilityTimeout" => visibility_timeout: opt_int(),
         }
-        Some(req)
-    }
-
-    fn receipt_batch(&mut self) -> Option<ReceiptBatchRequest<'a>> {
-        self.open(b'{')?;
-        let mut req = ReceiptBatchRequest::default();
-        let mut seen = Seen::default();
-        let mut first = true;
-        while let Some(key) = self.next_key(&mut first)? {
-            match &*key {
-                "QueueUrl" => {
-                    seen.once(0)?;
-                    req.queue_url = self.opt_str()?;
-                }
-                "Entries" => {
-                    seen.once(1)?;
-                    if self.opt_list()? {
-                        // Sized for SQS's most entries a batch (more are refused later, with
-                        // their count): growing 4 → 8 → 16 moved the large entries twice.
-                        let mut entries = Vec::with_capacity(MAX_BATCH_ENTRIES);
-                        let mut first = true;
-                        while self.next_item(&mut first)? {
-                            entries.push(self.receipt()?);
-                        }
-                        req.entries = Some(entries);
-                    }
-                }
-                _ => return None,
-            }
+        fn receipt_batch -> ReceiptBatchRequest<'a> {
+            0 "QueueUrl" => queue_url: opt_str(),
+            1 "Entries" => entries: entries(Self::receipt),
         }
-        Some(req)
     }
 }
 

@@ -14,211 +14,134 @@ use crate::engine::requests::{
 use crate::error::SqsError;
 use std::borrow::Cow;
 
-/// The message actions' strings are `Cow`s (lent from the text on the fast path); here they
-/// are owned.
-fn owned(s: Option<String>) -> Option<Cow<'static, str>> {
-    s.map(Cow::Owned)
+/// `FromParams` for each request, from a table of its fields: the field, the `Params` accessor
+/// that reads it, the member's name on the wire, and (`=> owned`, `=> batch`) what turns the
+/// value read into the field's type where they differ.
+macro_rules! from_params {
+    ($($ty:ty { $($field:ident: $read:ident($key:literal) $(=> $into:ident)?),+ $(,)? })+) => {
+        $(impl FromParams for $ty {
+            fn from_params(p: Params<'_>) -> Result<Self, SqsError> {
+                Ok(Self { $($field: into!(p.$read($key)? $(, $into)?)),+ })
+            }
+        })+
+    };
 }
 
-impl FromParams for CreateQueueRequest {
-    fn from_params(p: Params<'_>) -> Result<Self, SqsError> {
-        Ok(CreateQueueRequest {
-            queue_name: p.str("QueueName")?,
-            attributes: p.str_map("Attributes")?,
-            tags: p.str_map("tags")?,
+/// The conversions of `from_params!`, written out where they are used: as functions (one generic
+/// over the entry type) the wasm came out larger.
+macro_rules! into {
+    ($v:expr) => {
+        $v
+    };
+    // The message actions' strings are `Cow`s (lent from the text on the fast path); here they
+    // are owned.
+    ($v:expr, owned) => {
+        $v.map(Cow::Owned)
+    };
+    // A batch's entries, each read as the request of one.
+    ($v:expr, batch) => {
+        $v.map(|es| {
+            es.into_iter()
+                .map(FromParams::from_params)
+                .collect::<Result<Vec<_>, _>>()
         })
+        .transpose()?
+    };
+}
+
+from_params! {
+    CreateQueueRequest {
+        queue_name: str("QueueName"),
+        attributes: str_map("Attributes"),
+        tags: str_map("tags"),
     }
-}
-
-impl FromParams for QueueUrlRequest {
-    fn from_params(p: Params<'_>) -> Result<Self, SqsError> {
-        Ok(QueueUrlRequest {
-            queue_url: p.str("QueueUrl")?,
-        })
+    QueueUrlRequest {
+        queue_url: str("QueueUrl"),
     }
-}
-
-impl FromParams for GetQueueUrlRequest {
-    fn from_params(p: Params<'_>) -> Result<Self, SqsError> {
-        Ok(GetQueueUrlRequest {
-            queue_name: p.str("QueueName")?,
-            queue_owner_aws_account_id: p.str("QueueOwnerAWSAccountId")?,
-        })
+    GetQueueUrlRequest {
+        queue_name: str("QueueName"),
+        queue_owner_aws_account_id: str("QueueOwnerAWSAccountId"),
     }
-}
-
-impl FromParams for ListQueuesRequest {
-    fn from_params(p: Params<'_>) -> Result<Self, SqsError> {
-        Ok(ListQueuesRequest {
-            queue_name_prefix: p.str("QueueNamePrefix")?,
-            max_results: p.int("MaxResults")?,
-            next_token: p.str("NextToken")?,
-        })
+    ListQueuesRequest {
+        queue_name_prefix: str("QueueNamePrefix"),
+        max_results: int("MaxResults"),
+        next_token: str("NextToken"),
     }
-}
-
-impl FromParams for GetQueueAttributesRequest {
-    fn from_params(p: Params<'_>) -> Result<Self, SqsError> {
-        Ok(GetQueueAttributesRequest {
-            queue_url: p.str("QueueUrl")?,
-            attribute_names: p.str_list("AttributeNames")?,
-        })
+    GetQueueAttributesRequest {
+        queue_url: str("QueueUrl"),
+        attribute_names: str_list("AttributeNames"),
     }
-}
-
-impl FromParams for SetQueueAttributesRequest {
-    fn from_params(p: Params<'_>) -> Result<Self, SqsError> {
-        Ok(SetQueueAttributesRequest {
-            queue_url: p.str("QueueUrl")?,
-            attributes: p.str_map("Attributes")?,
-        })
+    SetQueueAttributesRequest {
+        queue_url: str("QueueUrl"),
+        attributes: str_map("Attributes"),
     }
-}
-
-impl FromParams for TagQueueRequest {
-    fn from_params(p: Params<'_>) -> Result<Self, SqsError> {
-        Ok(TagQueueRequest {
-            queue_url: p.str("QueueUrl")?,
-            tags: p.str_map("Tags")?,
-        })
+    TagQueueRequest {
+        queue_url: str("QueueUrl"),
+        tags: str_map("Tags"),
     }
-}
-
-impl FromParams for UntagQueueRequest {
-    fn from_params(p: Params<'_>) -> Result<Self, SqsError> {
-        Ok(UntagQueueRequest {
-            queue_url: p.str("QueueUrl")?,
-            tag_keys: p.str_list("TagKeys")?,
-        })
+    UntagQueueRequest {
+        queue_url: str("QueueUrl"),
+        tag_keys: str_list("TagKeys"),
     }
-}
-
-impl FromParams for AddPermissionRequest {
-    fn from_params(p: Params<'_>) -> Result<Self, SqsError> {
-        Ok(AddPermissionRequest {
-            queue_url: p.str("QueueUrl")?,
-            label: p.str("Label")?,
-            aws_account_ids: p.str_list("AWSAccountIds")?,
-            actions: p.str_list("Actions")?,
-        })
+    AddPermissionRequest {
+        queue_url: str("QueueUrl"),
+        label: str("Label"),
+        aws_account_ids: str_list("AWSAccountIds"),
+        actions: str_list("Actions"),
     }
-}
-
-impl FromParams for RemovePermissionRequest {
-    fn from_params(p: Params<'_>) -> Result<Self, SqsError> {
-        Ok(RemovePermissionRequest {
-            queue_url: p.str("QueueUrl")?,
-            label: p.str("Label")?,
-        })
+    RemovePermissionRequest {
+        queue_url: str("QueueUrl"),
+        label: str("Label"),
     }
-}
-
-impl FromParams for SendMessageRequest<'static> {
-    fn from_params(p: Params<'_>) -> Result<Self, SqsError> {
-        Ok(SendMessageRequest {
-            queue_url: owned(p.str("QueueUrl")?),
-            id: owned(p.str("Id")?),
-            message_body: owned(p.str("MessageBody")?),
-            delay_seconds: p.int("DelaySeconds")?,
-            message_attributes: p.attributes("MessageAttributes")?,
-            message_system_attributes: p.attributes("MessageSystemAttributes")?,
-            message_deduplication_id: owned(p.str("MessageDeduplicationId")?),
-            message_group_id: owned(p.str("MessageGroupId")?),
-        })
+    SendMessageRequest<'static> {
+        queue_url: str("QueueUrl") => owned,
+        id: str("Id") => owned,
+        message_body: str("MessageBody") => owned,
+        delay_seconds: int("DelaySeconds"),
+        message_attributes: attributes("MessageAttributes"),
+        message_system_attributes: attributes("MessageSystemAttributes"),
+        message_deduplication_id: str("MessageDeduplicationId") => owned,
+        message_group_id: str("MessageGroupId") => owned,
     }
-}
-
-impl FromParams for SendMessageBatchRequest<'static> {
-    fn from_params(p: Params<'_>) -> Result<Self, SqsError> {
-        Ok(SendMessageBatchRequest {
-            queue_url: owned(p.str("QueueUrl")?),
-            entries: p
-                .entries("Entries")?
-                .map(|es| {
-                    es.into_iter()
-                        .map(SendMessageRequest::from_params)
-                        .collect::<Result<Vec<_>, _>>()
-                })
-                .transpose()?,
-        })
+    SendMessageBatchRequest<'static> {
+        queue_url: str("QueueUrl") => owned,
+        entries: entries("Entries") => batch,
     }
-}
-
-impl FromParams for ReceiveMessageRequest {
-    fn from_params(p: Params<'_>) -> Result<Self, SqsError> {
-        Ok(ReceiveMessageRequest {
-            queue_url: p.str("QueueUrl")?,
-            attribute_names: p.str_list("AttributeNames")?,
-            message_system_attribute_names: p.str_list("MessageSystemAttributeNames")?,
-            message_attribute_names: p.str_list("MessageAttributeNames")?,
-            max_number_of_messages: p.int("MaxNumberOfMessages")?,
-            visibility_timeout: p.int("VisibilityTimeout")?,
-            wait_time_seconds: p.int("WaitTimeSeconds")?,
-            receive_request_attempt_id: p.str("ReceiveRequestAttemptId")?,
-        })
+    ReceiveMessageRequest {
+        queue_url: str("QueueUrl"),
+        attribute_names: str_list("AttributeNames"),
+        message_system_attribute_names: str_list("MessageSystemAttributeNames"),
+        message_attribute_names: str_list("MessageAttributeNames"),
+        max_number_of_messages: int("MaxNumberOfMessages"),
+        visibility_timeout: int("VisibilityTimeout"),
+        wait_time_seconds: int("WaitTimeSeconds"),
+        receive_request_attempt_id: str("ReceiveRequestAttemptId"),
     }
-}
-
-impl FromParams for ReceiptRequest<'static> {
-    fn from_params(p: Params<'_>) -> Result<Self, SqsError> {
-        Ok(ReceiptRequest {
-            queue_url: owned(p.str("QueueUrl")?),
-            id: owned(p.str("Id")?),
-            receipt_handle: owned(p.str("ReceiptHandle")?),
-            visibility_timeout: p.int("VisibilityTimeout")?,
-        })
+    ReceiptRequest<'static> {
+        queue_url: str("QueueUrl") => owned,
+        id: str("Id") => owned,
+        receipt_handle: str("ReceiptHandle") => owned,
+        visibility_timeout: int("VisibilityTimeout"),
     }
-}
-
-impl FromParams for ReceiptBatchRequest<'static> {
-    fn from_params(p: Params<'_>) -> Result<Self, SqsError> {
-        Ok(ReceiptBatchRequest {
-            queue_url: owned(p.str("QueueUrl")?),
-            entries: p
-                .entries("Entries")?
-                .map(|es| {
-                    es.into_iter()
-                        .map(ReceiptRequest::from_params)
-                        .collect::<Result<Vec<_>, _>>()
-                })
-                .transpose()?,
-        })
+    ReceiptBatchRequest<'static> {
+        queue_url: str("QueueUrl") => owned,
+        entries: entries("Entries") => batch,
     }
-}
-
-impl FromParams for ListDeadLetterSourceQueuesRequest {
-    fn from_params(p: Params<'_>) -> Result<Self, SqsError> {
-        Ok(ListDeadLetterSourceQueuesRequest {
-            queue_url: p.str("QueueUrl")?,
-            max_results: p.int("MaxResults")?,
-            next_token: p.str("NextToken")?,
-        })
+    ListDeadLetterSourceQueuesRequest {
+        queue_url: str("QueueUrl"),
+        max_results: int("MaxResults"),
+        next_token: str("NextToken"),
     }
-}
-
-impl FromParams for StartMessageMoveTaskRequest {
-    fn from_params(p: Params<'_>) -> Result<Self, SqsError> {
-        Ok(StartMessageMoveTaskRequest {
-            source_arn: p.str("SourceArn")?,
-            destination_arn: p.str("DestinationArn")?,
-            max_number_of_messages_per_second: p.int("MaxNumberOfMessagesPerSecond")?,
-        })
+    StartMessageMoveTaskRequest {
+        source_arn: str("SourceArn"),
+        destination_arn: str("DestinationArn"),
+        max_number_of_messages_per_second: int("MaxNumberOfMessagesPerSecond"),
     }
-}
-
-impl FromParams for ListMessageMoveTasksRequest {
-    fn from_params(p: Params<'_>) -> Result<Self, SqsError> {
-        Ok(ListMessageMoveTasksRequest {
-            source_arn: p.str("SourceArn")?,
-            max_results: p.int("MaxResults")?,
-        })
+    ListMessageMoveTasksRequest {
+        source_arn: str("SourceArn"),
+        max_results: int("MaxResults"),
     }
-}
-
-impl FromParams for CancelMessageMoveTaskRequest {
-    fn from_params(p: Params<'_>) -> Result<Self, SqsError> {
-        Ok(CancelMessageMoveTaskRequest {
-            task_handle: p.str("TaskHandle")?,
-        })
+    CancelMessageMoveTaskRequest {
+        task_handle: str("TaskHandle"),
     }
 }
