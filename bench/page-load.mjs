@@ -33,10 +33,18 @@ function serve(pkg) {
   const child = spawn(process.execPath, [join(pkg, "bin/wasq.mjs"), "serve", "--memory", "--port", "0", "--www", join(pkg, "www")], { stdio: ["ignore", "pipe", "pipe"] });
   return new Promise((ok, fail) => {
     let out = "";
+    let found = false;
     child.stdout.on("data", (c) => {
       out += c;
       const m = /playground at (http:\/\/\S+?)\/?\n/.exec(out);
-      if (m) ok({ url: `${m[1]}/`, close: () => child.kill("SIGTERM") });
+      if (m && !found) {
+        found = true;
+        const url = `${m[1]}/`;
+        // The server compresses the wasm once, when it starts (brotli's best takes seconds on a
+        // busy machine): the first round must not wait for it when the other build's does not.
+        const warm = (encoding) => fetch(`${url}pkg/wasq_bg.wasm`, { headers: { "accept-encoding": encoding } }).then((r) => r.arrayBuffer());
+        Promise.all([warm("br"), warm("gzip")]).then(() => ok({ url, close: () => child.kill("SIGTERM") }), fail);
+      }
     });
     child.once("exit", (code) => fail(new Error(`wasq serve exited ${code}: ${out}`)));
   });

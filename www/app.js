@@ -16,7 +16,8 @@ const PANEL_NAMES = ["consumers", "forms", "timeline"];
 
 /**
  * Mount a playground in `container` (an element of the page or of a shadow root).
- * - `wasq`: the loaded package module (init() done).
+ * - `wasq`: the loaded package module (init() done), or a promise of it: the markup is put in and
+ *   laid out while the package is still arriving, so that once it has, only the queue is drawn.
  * - `params`: URLSearchParams: scenario, step, log, embed, panels (the URL's, or an element's attributes).
  * - `scenarios`: extra scenario definitions (validated), found by id before the built-in ones.
  * - `history`: true on the page: the address and Back/Forward follow the reader.
@@ -34,7 +35,6 @@ export async function mountPlayground(container, { wasq, params, scenarios = [],
   const findScenario = (id) => scenarios.find((s) => s.id === id) || scenarioById(id);
   openPanels();
 
-  const wasqModule = wasq;
   let pg;
   let views;
   let scenario = null; // {def, step}: set while the log is exactly a scenario's steps
@@ -166,6 +166,16 @@ export async function mountPlayground(container, { wasq, params, scenarios = [],
     $("#scenario-progress").textContent = `step ${step + 1} of ${def.steps.length}`;
     $("#scenario-source").textContent = def.source ?? "";
     $("#scenario-next").disabled = step + 1 >= def.steps.length;
+  }
+
+  /** The caption of the step a link opens on, shown before the engine has replayed it. */
+  function previewScenario() {
+    const def = findScenario(params.get("scenario"));
+    if (!def) return;
+    scenario = { def, step: Math.max(0, Math.min(Number(params.get("step")) || 0, def.steps.length - 1)) };
+    renderScenario();
+    scenario = null;
+    $("#scenario-next").disabled = true;
   }
 
   /** A reader action: the page leaves scenario mode (the URL becomes the action log). */
@@ -490,6 +500,17 @@ export async function mountPlayground(container, { wasq, params, scenarios = [],
       if (ev.key === "n") nextStep();
     });
   }
+
+  // Until the package has arrived: the scenario's caption where it will be, and a note where the
+  // queue will be. The browser lays the rest out meanwhile (a first layout is the costly one on a
+  // phone), and no control is wired to an engine that does not exist yet.
+  previewScenario();
+  $("#empty-hint").hidden = true;
+  const note = document.createElement("p");
+  note.className = "loading muted";
+  note.textContent = "Loading the playground…";
+  $("#lanes").replaceChildren(note);
+  const wasqModule = await wasq;
 
   wire();
   await restoreFrom(`?${params}`, "replace");

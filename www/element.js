@@ -33,7 +33,11 @@ function load(pkg) {
   if (loading) return loading;
   const roots = pkg ? [new URL(pkg.endsWith("/") ? pkg : pkg + "/", document.baseURI).href] : DEFAULT_ROOTS;
   // The first root's files, asked for now rather than once loader.js has arrived (as index.html does).
-  const early = { root: roots[0], wasm: fetch(new URL("wasq_bg.wasm", roots[0])), pkg: fetch(new URL("package.json", roots[0])) };
+  // The wasm is compiled as it streams in, from its first byte (loader.js takes the module).
+  const early = { root: roots[0], wasm: WebAssembly.compileStreaming(fetch(new URL("wasq_bg.wasm", roots[0]))), pkg: fetch(new URL("package.json", roots[0])) };
+  early.wasm.catch(() => {}); // loader.js tries again, and reports what is wrong
+  // The entry as well, where this version of the package has it (loader.js checks package.json).
+  import(new URL("entry/browser.js", roots[0]).href).catch(() => {});
   // Every module of the graph named at once: the browser fetches them together instead of
   // discovering app.js's imports only after app.js has arrived.
   const [loader, app, scenarios] = [import("./loader.js"), import("./app.js"), import("./scenarios.js")];
@@ -140,9 +144,10 @@ export class WasqPlaygroundElement extends HTMLElement {
       if (this.#scenario) scenarios.push(validateScenario(this.#scenario));
       else if (this.hasAttribute("src")) scenarios.push(await loadScenarioSource(new URL(this.getAttribute("src"), document.baseURI).href));
       if (scenarios.length && !params.has("scenario") && !params.has("log")) params.set("scenario", scenarios[0].id);
-      const [{ mountPlayground }, , { mod }] = await Promise.all([loaded.app, loaded.style, loaded.wasq]);
+      const [{ mountPlayground }] = await Promise.all([loaded.app, loaded.style]);
       if (generation !== this.#generation) return;
-      const api = await mountPlayground(container, { wasq: mod, params, scenarios, history: false, keyTarget: container });
+      // Mounted while the package may still be arriving: laid out meanwhile (see app.js).
+      const api = await mountPlayground(container, { wasq: loaded.wasq.then((w) => w.mod), params, scenarios, history: false, keyTarget: container });
       if (generation !== this.#generation) { api.close(); return; }
       this.#mounted = api;
       this.setAttribute("data-ready", "true");

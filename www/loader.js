@@ -34,20 +34,36 @@ export function browserEntry(pkgJson) {
 }
 
 /**
+ * Compiles the wasm as it streams in, rather than when the package's entry has arrived and calls
+ * instantiateStreaming: the entry is given the compiled module. Streaming needs the
+ * `application/wasm` type; a host that labels the file otherwise still works, compiled once all
+ * of it has arrived.
+ */
+export async function compileWasm(response) {
+  const res = await response;
+  if (!res.ok) throw new Error(`${res.url}: ${res.status} ${res.statusText}`.trim());
+  if (res.headers.get("content-type")?.split(";")[0].trim().toLowerCase() === "application/wasm") return WebAssembly.compileStreaming(res);
+  return WebAssembly.compile(await res.arrayBuffer());
+}
+
+/**
  * Imports the package from the first root that has a package.json; returns the module and where
  * it came from. `roots` defaults to the page's (`?pkg=`, then the meta tag).
  *
  * The wasm (the bulk of the bytes) is requested at once, beside package.json, rather than after
  * package.json and then the entry have arrived: on a slow link those are two round trips saved,
- * and the browser compiles the wasm as it streams in (instantiateStreaming, given the Response).
- * `wasq_bg.wasm` is a path the package exports, so it is known before package.json is read.
+ * and it is compiled as it streams in. `wasq_bg.wasm` is a path the package exports, so it is
+ * known before package.json is read.
  */
 export async function loadWasq(roots = packageRoots(), early = null) {
   const tried = [];
   for (const root of roots) {
-    // index.html may have asked for the first root's files already, while it was being parsed.
+    // index.html or element.js may have asked for the first root's files already (and started
+    // compiling the wasm). Where that compile failed (a 404, a host that does not label the file
+    // application/wasm), it is tried again here, to work or to say why not.
     const started = early?.root === root ? early : null;
-    const wasm = started?.wasm ?? fetch(new URL("wasq_bg.wasm", root));
+    const again = () => compileWasm(fetch(new URL("wasq_bg.wasm", root)));
+    const wasm = started ? started.wasm.catch(again) : again();
     wasm.catch(() => {}); // a root that turns out wrong: its failed request is reported below
     let pkgJson;
     let entry;
@@ -61,6 +77,10 @@ export async function loadWasq(roots = packageRoots(), early = null) {
       tried.push(`${root} (${e.message})`);
       continue;
     }
+    // index.html and element.js import `entry/browser.js` (where this version of the package has
+    // its entry) beside the wasm, rather than after package.json and this file have arrived: when
+    // package.json confirms the guess, this is that module (one per URL), not a second request.
+    // A package laid out otherwise still loads, from what its package.json names.
     const mod = await import(entry);
     await mod.init(wasm);
     return { mod, root, entry, version: pkgJson.version };

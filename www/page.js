@@ -17,16 +17,12 @@ function showLoadError(message) {
 
 async function main() {
   const t0 = performance.now();
-  let loaded;
-  try {
-    // Started by index.html's first script, before this module's graph had arrived.
-    loaded = await (window.wasqLoading ?? loadWasq());
-  } catch (e) {
-    showLoadError(e.message);
-    throw e;
-  }
-  // An author's scenario (`?scenario-src=<url of JSON>`): a bad one is named and explained, and
-  // the page still opens (on the built-in scenarios).
+  // Started by index.html's first script, before this module's graph had arrived.
+  const loading = window.wasqLoading ?? loadWasq();
+  const wasq = loading.then((loaded) => loaded.mod);
+  wasq.catch(() => {}); // reported below, where the mount awaits it
+  // An author's scenario (`?scenario-src=<url of JSON>`), fetched while the package arrives: a bad
+  // one is named and explained, and the page still opens (on the built-in scenarios).
   const scenarios = [];
   let scenarioProblem = null;
   const src = params.get("scenario-src");
@@ -43,13 +39,24 @@ async function main() {
     // The scenario named by the URL is the author's: without it, open on free play.
     params.delete("scenario");
   }
-  const api = await mountPlayground(document.querySelector("#app"), {
-    wasq: loaded.mod,
-    params,
-    scenarios,
-    history: true,
-    keyTarget: document,
-  });
+  const app = document.querySelector("#app");
+  let api;
+  try {
+    // Mounted before the package has arrived: the page is laid out while the wasm is on its way.
+    api = await mountPlayground(app, {
+      wasq,
+      params,
+      scenarios,
+      history: true,
+      keyTarget: document,
+    });
+  } catch (e) {
+    if (await wasq.then(() => true, () => false)) throw e;
+    // The package could not be loaded: no playground to show, only why.
+    app.replaceChildren();
+    showLoadError(e.message);
+    throw e;
+  }
   if (scenarioProblem) showLoadError(scenarioProblem);
   api.readyMs = performance.now(); // since navigation start: what a reader waits for
   api.loadMs = performance.now() - t0;

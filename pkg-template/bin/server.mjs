@@ -14,10 +14,7 @@ import { errorResponse } from "../worker/wire.js";
 import { describeFailure, isJson, serverFault, shuttingDown } from "./failures.mjs";
 import { isLoopbackName, OriginPolicy } from "./origin.mjs";
 import { refusedBeforeBody } from "./precheck.mjs";
-import { precompress, serveFile } from "./static.mjs";
-
-/** What the page fetches first (www/loader.js), for the browser to fetch with the page. */
-const PAGE_PRELOADS = ["/pkg/wasq_bg.wasm", "/pkg/package.json"].map((p) => `<${p}>; rel=preload; as=fetch; crossorigin`).join(", ");
+import { pagePreloads, precompress, serveFile } from "./static.mjs";
 import { ServerMetrics } from "./metrics.mjs";
 
 /**
@@ -351,6 +348,7 @@ export async function startServer(options) {
   const { host, port, credentials, www = null, pkgRoot, storageKind = "memory", log } = options;
   // The playground's largest file, compressed before a browser asks for it.
   if (www) precompress(join(pkgRoot, "wasq_bg.wasm"));
+  const preloads = www ? pagePreloads(pkgRoot) : null;
   let { engine } = options;
   const incidents = internalErrors({
     restore: options.restore ?? null,
@@ -478,7 +476,7 @@ export async function startServer(options) {
       // header: the browser asks for them on the response's headers, before any HTML is
       // parsed). Only this server knows the package is at /pkg/: the page, which also ships in
       // the package (and finds it at ../ there), cannot name one root for every layout.
-      if (www) return serveFile(req, res, www, path, path === "/" || path === "/index.html" ? { ...cors, link: PAGE_PRELOADS } : cors);
+      if (www) return serveFile(req, res, www, path, path === "/" || path === "/index.html" ? { ...cors, link: preloads } : cors);
       if (path === "/") {
         return plain(res, 200, "wasq serve: SQS endpoint (AWS JSON 1.0 and Query). No page directory was found; pass --www DIR.\n");
       }

@@ -6,7 +6,7 @@
 // Each file is compressed once per version of it and kept; caches revalidate with an ETag (the
 // files change with every `make pkg`, under the same names, so nothing may be cached unchecked).
 
-import { createReadStream } from "node:fs";
+import { createReadStream, readFileSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { extname, join, resolve, sep } from "node:path";
 import { promisify } from "node:util";
@@ -78,6 +78,25 @@ export function precompress(file) {
     (info) => compressedForms(file, etagOf(info)).catch(() => {}),
     () => {},
   );
+}
+
+/**
+ * The `Link` header of the page's response: what its loader asks for first (the wasm, package.json
+ * and the package's browser entry), for the browser to ask for on the response's headers, before
+ * the page is parsed (on a phone, the parser reaches the page's first script hundreds of ms
+ * later). The entry is the one the package's own package.json names, as the loader finds it.
+ */
+export function pagePreloads(pkgRoot) {
+  const links = ["/pkg/wasq_bg.wasm", "/pkg/package.json"].map((p) => `<${p}>; rel=preload; as=fetch; crossorigin`);
+  let entry;
+  try {
+    entry = JSON.parse(readFileSync(join(pkgRoot, "package.json"), "utf8")).exports?.["."]?.browser;
+  } catch {
+    entry = undefined; // no readable package.json: the loader will say so
+  }
+  if (entry && typeof entry === "object") entry = entry.default ?? entry.import;
+  if (typeof entry === "string") links.push(`<${new URL(entry, "http://x/pkg/").pathname}>; rel=modulepreload`);
+  return links.join(", ");
 }
 
 /** Weak: the same tag is given to every encoding of one version (size, mtime) of a file. */

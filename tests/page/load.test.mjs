@@ -79,6 +79,78 @@ test("<wasq-playground> in a plain page, with no preload hints: the wasm, packag
   assert.deepEqual(problems, []);
 });
 
+test("the page and the element ask for the package's entry while package.json is still on its way", async () => {
+  // The entry used to be asked for only once package.json (and loader.js) had arrived: a round
+  // trip after the wasm, and on a phone the last request to arrive.
+  const expected = ["/pkg/entry/browser.js"];
+  const page = await loadHolding("?scenario=fifo-two-groups&step=1", /^\/pkg\/package\.json$/, expected, { ready: "#lanes .card" });
+  assert.ok(page.before.includes("/pkg/entry/browser.js"), `the page: ${page.before.join(" ")}`);
+  assert.equal(page.all.filter((p) => p === "/pkg/entry/browser.js").length, 1, `entry requests: ${page.all.join(" ")}`);
+  assert.deepEqual(page.problems, []);
+  const html = `<!doctype html><title>docs</title><script type="module" src="/pkg/www/element.js"></script>
+<h1>Docs</h1><wasq-playground scenario="fifo-two-groups" step="1"></wasq-playground>`;
+  const element = await loadHolding("docs/entry.html", /^\/pkg\/package\.json$/, expected, { html, ready: "wasq-playground >> #lanes .card" });
+  assert.ok(element.before.includes("/pkg/entry/browser.js"), `the element: ${element.before.join(" ")}`);
+  assert.deepEqual(element.problems, []);
+});
+
+test("the wasm is compiled as it arrives, not once the package's entry has", async () => {
+  const context = await browser.newContext({ viewport: { width: 700, height: 900 } });
+  const page = await context.newPage();
+  // Which streaming compiles were started with the wasm's response, and when (the page's clock).
+  await page.addInitScript(() => {
+    window.streamingCompiles = [];
+    for (const name of ["compileStreaming", "instantiateStreaming"]) {
+      const original = WebAssembly[name];
+      WebAssembly[name] = function (source, ...rest) {
+        window.streamingCompiles.push(name);
+        return original.call(this, source, ...rest);
+      };
+    }
+  });
+  const problems = [];
+  page.on("pageerror", (e) => problems.push(e.message));
+  page.on("console", (m) => { if (m.type() === "error") problems.push(m.text()); });
+  let wasmDone;
+  const wasmArrived = new Promise((resolve) => { wasmDone = resolve; });
+  page.on("requestfinished", (req) => { if (new URL(req.url()).pathname === "/pkg/wasq_bg.wasm") wasmDone(); });
+  let startedBeforeEntry = null;
+  // The entry is held until the whole wasm has arrived: a compile that waits for the entry (as
+  // wasm-bindgen's init does, given a Response) has not started by then.
+  await page.route((u) => u.pathname === "/pkg/entry/browser.js", async (route) => {
+    await Promise.race([wasmArrived, new Promise((resolve) => setTimeout(resolve, BOUND_MS))]);
+    startedBeforeEntry = await page.evaluate(() => [...window.streamingCompiles]);
+    await route.continue();
+  });
+  await page.goto(new URL("?scenario=fifo-two-groups&step=1", server.url).href);
+  await page.waitForSelector("#lanes .card", { timeout: 60_000 });
+  await context.close();
+  assert.deepEqual(startedBeforeEntry, ["compileStreaming"]);
+  assert.deepEqual(problems, []);
+});
+
+test("a host that labels the wasm other than application/wasm still gets the playground", async () => {
+  // Streaming compiles need the type; without it the loader asks again and compiles once all of
+  // it is in.
+  const context = await browser.newContext({ viewport: { width: 700, height: 900 } });
+  const page = await context.newPage();
+  const problems = [];
+  page.on("pageerror", (e) => problems.push(e.message));
+  page.on("console", (m) => { if (m.type() === "error") problems.push(m.text()); });
+  let relabelled = 0;
+  await page.route((u) => u.pathname === "/pkg/wasq_bg.wasm", async (route) => {
+    const response = await route.fetch();
+    relabelled++;
+    await route.fulfill({ response, headers: { ...response.headers(), "content-type": "application/octet-stream" } });
+  });
+  await page.goto(new URL("?scenario=fifo-two-groups&step=1", server.url).href);
+  await page.waitForSelector("html[data-ready=true]", { timeout: 60_000 });
+  assert.ok(relabelled >= 1);
+  assert.ok(await page.locator("#lanes .card").count() > 0);
+  await context.close();
+  assert.deepEqual(problems, []);
+});
+
 test("a link to a scenario step is replayed without drawing each action: no card moves on load", async () => {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();

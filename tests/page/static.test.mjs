@@ -67,3 +67,19 @@ test("files are revalidated by ETag: an unchanged file answers 304 with no body"
   const other = await get("/pkg/package.json", { "if-none-match": 'W/"0-0"' });
   assert.equal(other.status, 200);
 });
+
+test("the page's response names the wasm, package.json and the entry its package.json names as preloads", async () => {
+  // Asked for on the response's headers, before the page is parsed: the entry was otherwise asked
+  // for only once the page's first script ran (hundreds of ms later on a throttled phone).
+  const page = await get("/?scenario=fifo-two-groups&step=1");
+  assert.equal(page.status, 200);
+  const links = page.headers.link.split(/,\s*/);
+  const entry = JSON.parse(readFileSync(join(REPO, "pkg/package.json"), "utf8")).exports["."].browser.default;
+  assert.deepEqual(links, [
+    "</pkg/wasq_bg.wasm>; rel=preload; as=fetch; crossorigin",
+    "</pkg/package.json>; rel=preload; as=fetch; crossorigin",
+    `<${new URL(entry, "http://x/pkg/").pathname}>; rel=modulepreload`,
+  ]);
+  // Other files of the page carry none.
+  assert.equal((await get("/app.js")).headers.link, undefined);
+});
