@@ -46,35 +46,44 @@ async function styleSheet() {
 }
 
 /**
- * The package from beside this file (or where a bundler put its wasm), with the entry and wasm
- * that were asked for at once; failing that, from the other roots through loader.js. An error
- * names the `pkg` attribute, the author's way to say where the package is.
+ * The package at the first of `roots` that has it, through loader.js (shared with the page). The
+ * first root's wasm, package.json and entry are asked for now rather than once loader.js has
+ * arrived (as index.html does); the wasm is compiled as it streams in (loader.js takes the module).
  */
-async function loadPackage(loader, early) {
-  const tried = [];
-  if (early) {
-    try {
-      const wasm = early.wasm.catch(async () => (await loader).compileWasm(fetch(WASM)));
-      const mod = await early.entry;
-      await mod.init(wasm);
-      return { mod };
-    } catch (e) {
-      tried.push(e.message);
-    }
-  }
-  try {
-    return await (await loader).loadWasq(OTHER_ROOTS);
-  } catch (e) {
-    tried.push(e.message);
-  }
-  throw new Error(`The wasq package's wasm was not found (${tried.join("; ")}). Tell the element where the package is served: <wasq-playground pkg="/path/to/wasq/">, the directory that holds wasq_bg.wasm and package.json (see "Through a bundler" in wasq's www/README.md).`);
+function fromRoots(loader, roots) {
+  const root = roots[0];
+  const early = { root, wasm: WebAssembly.compileStreaming(fetch(new URL("wasq_bg.wasm", root))), pkg: fetch(new URL("package.json", root)) };
+  early.wasm.catch(() => {}); // loader.js tries again, and reports what is wrong
+  // The entry as well, where this version of the package has it (loader.js checks package.json).
+  import(/* webpackIgnore: true */ /* @vite-ignore */ new URL("entry/browser.js", root).href).catch(() => {});
+  return loader.then((m) => m.loadWasq(roots, early));
+}
+
+/**
+ * The package this file ships in (or, bundled, the wasm where the bundler put it and the entry
+ * bundled with the element), both asked for at once, the wasm compiled as it streams in.
+ */
+async function fromBeside(loader) {
+  const wasm = WebAssembly.compileStreaming(fetch(WASM))
+    // A host that does not label it application/wasm, or a failed request: loader.js's
+    // compileWasm compiles the first, and says what went wrong with the second.
+    .catch(async () => (await loader).compileWasm(fetch(WASM)));
+  const entry = importEntry();
+  wasm.catch(() => {});
+  const mod = await entry;
+  await mod.init(wasm);
+  return { mod };
+}
+
+/** The error when no package was found where the element looked: it names the `pkg` attribute. */
+function notFound(errors) {
+  return new Error(`The wasq package's wasm was not found (${errors.map((e) => e.message).join("; ")}). Tell the element where the package is served: <wasq-playground pkg="/path/to/wasq/">, the directory that holds wasq_bg.wasm and package.json (see "Through a bundler" in wasq's www/README.md).`);
 }
 
 let loading = null;
 /**
  * The package and the playground's code, once for every element on the page (the first element's
- * `pkg` wins). Every request starts here, in parallel; loader.js (shared with the page) then
- * follows package.json to the browser entry when the package is at a URL given at run time.
+ * `pkg` wins). Every request starts here, in parallel.
  */
 function load(pkg) {
   if (loading) return loading;
@@ -85,20 +94,11 @@ function load(pkg) {
   const style = styleSheet();
   let wasq;
   if (pkg) {
-    // The first root's files, asked for now rather than once loader.js has arrived (as index.html does).
-    // The wasm is compiled as it streams in, from its first byte (loader.js takes the module).
-    const root = new URL(pkg.endsWith("/") ? pkg : pkg + "/", document.baseURI).href;
-    const early = { root, wasm: WebAssembly.compileStreaming(fetch(new URL("wasq_bg.wasm", root))), pkg: fetch(new URL("package.json", root)) };
-    early.wasm.catch(() => {}); // loader.js tries again, and reports what is wrong
-    // The entry as well, where this version of the package has it (loader.js checks package.json).
-    import(/* webpackIgnore: true */ /* @vite-ignore */ new URL("entry/browser.js", root).href).catch(() => {});
-    wasq = loader.then((m) => m.loadWasq([root], early));
+    wasq = fromRoots(loader, [new URL(pkg.endsWith("/") ? pkg : pkg + "/", document.baseURI).href]);
+  } else if (BESIDE) {
+    wasq = fromBeside(loader).catch((beside) => fromRoots(loader, OTHER_ROOTS).catch((other) => { throw notFound([beside, other]); }));
   } else {
-    // Compiled as it streams in, from its first byte; the entry asked for at the same moment.
-    const early = BESIDE ? { wasm: WebAssembly.compileStreaming(fetch(WASM)), entry: importEntry() } : null;
-    early?.wasm.catch(() => {}); // tried again in loadPackage, which reports what is wrong
-    early?.entry.catch(() => {});
-    wasq = loadPackage(loader, early);
+    wasq = fromRoots(loader, OTHER_ROOTS).catch((other) => { throw notFound([other]); });
   }
   // Failures surface where they are awaited (in #mount); these keep them from being unhandled.
   for (const p of [app, scenarios, style, wasq]) p.catch(() => {});
