@@ -122,6 +122,15 @@ cp "$STAGE/worker/index.d.ts" "$OUT/worker/index.d.ts"
 # `npx wasq serve` shows at / (bin/wasq.mjs looks for it beside bin/ when not run from a
 # checkout). The element finds the package one directory up from itself. Its README is the
 # embedding and scenario-format guide.
+# The element adopts its stylesheet from a module (www/style.css.js, git-ignored), generated here
+# from www/style.css, the one source the page links to: a bundler takes a module in with the
+# element, where a stylesheet fetched from beside element.js is not there once bundled. Written
+# into www/ too, for the element served from the repository (`wasq serve --www www/`).
+node -e '
+  const fs = require("fs");
+  const css = fs.readFileSync(process.argv[1], "utf8");
+  fs.writeFileSync(process.argv[2], "// Generated from style.css by scripts/build-pkg.sh; edit that file.\nexport default " + JSON.stringify(css) + ";\n");
+' www/style.css www/style.css.js
 mkdir -p "$OUT/www"
 cp www/*.html www/*.js www/*.css www/README.md "$OUT/www"/
 # The JSON Schema of `wasq serve --config` files, beside the command (bin/ is in `files`).

@@ -16,44 +16,101 @@
 // whole module graph had arrived, a chain of round trips; a docs author should not have to add
 // preload hints to avoid it.
 
-const STYLE = new URL("./style.css", import.meta.url).href;
-// Where the package is, for this file: pkg/www/element.js in the npm package, or the repository's
-// www/ served beside pkg/ (`wasq serve` serves the page at / and the package at /pkg/).
-// The file's own directory is never the package (`../` of a file at a server's root is that root).
-const DEFAULT_ROOTS = ["../", "../pkg/", "/pkg/"].map((r) => new URL(r, import.meta.url).href).filter((r) => r !== new URL("./", import.meta.url).href);
+// The package's wasm and browser entry, named by literals relative to this file, in this module,
+// because that is the form bundlers recognise: webpack 5 and Vite/Rollup builds emit the wasm as
+// an asset and turn this expression into its URL, and bundle the entry with the element. Served
+// as they ship (node_modules/wasq/www/element.js, a CDN's wasq/www/), they are the package's own
+// files one directory up. esbuild (VitePress's dev server pre-bundling) leaves the URL relative to
+// its bundle, where there is no wasm: the author then names the package with the `pkg` attribute.
+const WASM = new URL("../wasq_bg.wasm", import.meta.url);
+const importEntry = () => import("../entry/browser.js");
+// This file's address, for the URLs computed at run time: a variable, so that bundlers do not take
+// `new URL("./", …)` for an asset. (webpack puts the source file's file: URL here.)
+const HERE = import.meta.url;
+// Where else the package may be, for this file: the repository's www/ served beside pkg/, or
+// `wasq serve`'s page directory (element at /element.js, package at /pkg/).
+const OTHER_ROOTS = [...new Set(["../pkg/", "/pkg/"].map((r) => new URL(r, HERE).href))];
+// `../` of a file at a server's root is that root, which holds the page, not the package: there
+// the wasm is not asked for beside this file, a request sure to fail.
+const BESIDE = new URL("../", HERE).href !== new URL("./", HERE).href;
 const ATTRIBUTES = ["scenario", "step", "log", "panels", "src", "pkg", "embed"];
+
+/** One stylesheet object for every element's shadow root (adopted, so nothing is fetched). */
+async function styleSheet() {
+  // A module, not style.css: a bundler takes it in with the rest, where a fetch of a URL beside
+  // this file would miss. Generated from www/style.css at `make pkg`, its one source.
+  const { default: css } = await import("./style.css.js");
+  const sheet = new CSSStyleSheet();
+  sheet.replaceSync(css);
+  return sheet;
+}
+
+/**
+ * The package at the first of `roots` that has it, through loader.js (shared with the page). The
+ * first root's wasm, package.json and entry are asked for now rather than once loader.js has
+ * arrived (as index.html does); the wasm is compiled as it streams in (loader.js takes the module).
+ */
+function fromRoots(loader, roots) {
+  const root = roots[0];
+  const early = { root, wasm: WebAssembly.compileStreaming(fetch(new URL("wasq_bg.wasm", root))), pkg: fetch(new URL("package.json", root)) };
+  early.wasm.catch(() => {}); // loader.js tries again, and reports what is wrong
+  // The entry as well, where this version of the package has it (loader.js checks package.json).
+  import(/* webpackIgnore: true */ /* @vite-ignore */ new URL("entry/browser.js", root).href).catch(() => {});
+  return loader.then((m) => m.loadWasq(roots, early));
+}
+
+/**
+ * The package this file ships in (or, bundled, the wasm where the bundler put it and the entry
+ * bundled with the element), both asked for at once, the wasm compiled as it streams in.
+ */
+async function fromBeside(loader) {
+  const wasm = WebAssembly.compileStreaming(fetch(WASM))
+    // A host that does not label it application/wasm, or a failed request: loader.js's
+    // compileWasm compiles the first, and says what went wrong with the second.
+    .catch(async () => (await loader).compileWasm(fetch(WASM)));
+  const entry = importEntry();
+  wasm.catch(() => {});
+  const mod = await entry;
+  await mod.init(wasm);
+  return { mod };
+}
+
+/** The error when no package was found where the element looked: it names the `pkg` attribute. */
+function notFound(errors) {
+  return new Error(`The wasq package's wasm was not found (${errors.map((e) => e.message).join("; ")}). Tell the element where the package is served: <wasq-playground pkg="/path/to/wasq/">, the directory that holds wasq_bg.wasm and package.json (see "Through a bundler" in wasq's www/README.md).`);
+}
 
 let loading = null;
 /**
  * The package and the playground's code, once for every element on the page (the first element's
- * `pkg` wins). Every request starts here, in parallel; loader.js (shared with the page) then
- * follows package.json to the browser entry.
+ * `pkg` wins). Every request starts here, in parallel.
  */
 function load(pkg) {
   if (loading) return loading;
-  const roots = pkg ? [new URL(pkg.endsWith("/") ? pkg : pkg + "/", document.baseURI).href] : DEFAULT_ROOTS;
-  // The first root's files, asked for now rather than once loader.js has arrived (as index.html does).
-  // The wasm is compiled as it streams in, from its first byte (loader.js takes the module).
-  const early = { root: roots[0], wasm: WebAssembly.compileStreaming(fetch(new URL("wasq_bg.wasm", roots[0]))), pkg: fetch(new URL("package.json", roots[0])) };
-  early.wasm.catch(() => {}); // loader.js tries again, and reports what is wrong
-  // The entry as well, where this version of the package has it (loader.js checks package.json).
-  import(new URL("entry/browser.js", roots[0]).href).catch(() => {});
   // Every module of the graph named at once: the browser fetches them together instead of
   // discovering app.js's imports only after app.js has arrived.
   const [loader, app, scenarios] = [import("./loader.js"), import("./app.js"), import("./scenarios.js")];
   for (const other of [import("./playground.js"), import("./lanes.js"), import("./panels.js"), import("./markup.js"), import("./format.js")]) other.catch(() => {});
-  const style = fetch(STYLE).then((res) => {
-    if (!res.ok) throw new Error(`${STYLE}: ${res.status}`);
-    return res.text();
-  });
-  const wasq = loader.then((m) => m.loadWasq(roots, early));
+  const style = styleSheet();
+  let wasq;
+  if (pkg) {
+    wasq = fromRoots(loader, [new URL(pkg.endsWith("/") ? pkg : pkg + "/", document.baseURI).href]);
+  } else if (BESIDE) {
+    wasq = fromBeside(loader).catch((beside) => fromRoots(loader, OTHER_ROOTS).catch((other) => { throw notFound([beside, other]); }));
+  } else {
+    wasq = fromRoots(loader, OTHER_ROOTS).catch((other) => { throw notFound([other]); });
+  }
   // Failures surface where they are awaited (in #mount); these keep them from being unhandled.
   for (const p of [app, scenarios, style, wasq]) p.catch(() => {});
   loading = { app, scenarios, style, wasq };
   return loading;
 }
 
-export class WasqPlaygroundElement extends HTMLElement {
+// Defined on the server too (a docs site's static rendering imports its client modules in Node),
+// where there is no HTMLElement: there the module does nothing.
+const Element = globalThis.HTMLElement ?? class {};
+
+export class WasqPlaygroundElement extends Element {
   static observedAttributes = ATTRIBUTES;
   #scenario = null;
   #mounted = null;
@@ -127,11 +184,11 @@ export class WasqPlaygroundElement extends HTMLElement {
     this.removeAttribute("data-ready");
     const root = this.shadowRoot;
     const loaded = load(this.getAttribute("pkg"));
-    // The stylesheet's text in a <style> of each shadow root: one request for every element, and
-    // the host page's CSS still cannot reach in.
-    root.innerHTML = `<style></style><div class="wasq-app element"><p class="loading muted">Loading the playground…</p></div>`;
+    // One stylesheet object adopted by every element's shadow root: the host page's CSS still
+    // cannot reach in.
+    root.innerHTML = `<div class="wasq-app element"><p class="loading muted">Loading the playground…</p></div>`;
     const container = root.querySelector(".wasq-app");
-    loaded.style.then((css) => { root.querySelector("style").textContent = css; }, () => {});
+    loaded.style.then((sheet) => { root.adoptedStyleSheets = [sheet]; }, () => {});
     const params = new URLSearchParams();
     // An element is always embedded: no page header, no scenario picker, no permalink.
     params.set("embed", "");
@@ -166,4 +223,4 @@ export class WasqPlaygroundElement extends HTMLElement {
   }
 }
 
-if (!customElements.get("wasq-playground")) customElements.define("wasq-playground", WasqPlaygroundElement);
+if (globalThis.customElements && !customElements.get("wasq-playground")) customElements.define("wasq-playground", WasqPlaygroundElement);

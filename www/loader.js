@@ -81,7 +81,8 @@ export async function loadWasq(roots = packageRoots(), early = null) {
     // its entry) beside the wasm, rather than after package.json and this file have arrived: when
     // package.json confirms the guess, this is that module (one per URL), not a second request.
     // A package laid out otherwise still loads, from what its package.json names.
-    const mod = await import(entry);
+    // A URL known only at run time: bundlers are told to leave this import to the browser.
+    const mod = await import(/* webpackIgnore: true */ /* @vite-ignore */ entry);
     await mod.init(wasm);
     return { mod, root, entry, version: pkgJson.version };
   }

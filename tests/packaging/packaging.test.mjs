@@ -39,8 +39,9 @@ test("the tarball holds the entries, the wasm and the types, and nothing from th
   for (const f of ["package.json", "README.md", "index.d.ts", "index.d.cts", "wasq_bg.wasm",
     "entry/node.js", "entry/node.cjs", "entry/browser.js", "entry/workerd.js", "chunks/workerd.js",
     "worker/index.js", "bin/wasq.mjs",
-    // The playground page (`npx wasq serve` serves it at /) and the bundles' source maps.
-    "www/index.html", "www/app.js", "www/loader.js", "entry/node.cjs.map", "entry/browser.js.map", "chunks/workerd.js.map"]) {
+    // The playground page (`npx wasq serve` serves it at /), its element (`wasq/playground`) with
+    // the stylesheet module that make pkg generates for it, and the bundles' source maps.
+    "www/index.html", "www/app.js", "www/loader.js", "www/element.js", "www/style.css.js", "entry/node.cjs.map", "entry/browser.js.map", "chunks/workerd.js.map"]) {
     assert.ok(files.includes(f), `missing ${f}`);
   }
   // Each runtime's JS is bundled: the template's modules (src/, worker/'s other files, the raw

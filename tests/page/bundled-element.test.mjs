@@ -1,64 +1,56 @@
-// `import "wasq/playground"` through a bundler, as a docs site's own tooling does with a client
-// module's import: VitePress's dev server pre-bundles a dependency with esbuild (ESM, split
-// chunks, served from its own folder), and Docusaurus's webpack bundles it. The element finds its
-// stylesheet, its modules and the package's wasm from `import.meta.url`, which in a bundle is the
-// bundle's address, not the package's: nothing it needs is there.
-//
-// Marked todo: it fails today (the stylesheet is asked for beside the bundle, a 404, and the
-// element shows that error). The loading path is being reworked (issue #35, item 5); this test
-// is the case that rework has to cover, and loses its todo mark when it passes.
+// `import "wasq/playground"` through esbuild, as VitePress's dev server pre-bundles a client
+// module's import (ESM, split chunks, served from a folder of its own). esbuild bundles the
+// element's modules and its stylesheet module, but leaves `new URL("../wasq_bg.wasm",
+// import.meta.url)` relative to the bundle, where no wasm is: the author names the package with
+// the `pkg` attribute, and without it the element says so (www/README.md, "Through a bundler").
+// The docs site here is its own server, with no /pkg/ of wasq serve's to fall back on.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { join } from "node:path";
 import { build } from "esbuild";
-import { launch, pageServer, REPO } from "./helpers.mjs";
-import { packageDir } from "./server.mjs";
+import { launch, REPO } from "./helpers.mjs";
+import { packageDir, startStaticServer } from "./server.mjs";
+import { openElement } from "./bundled.mjs";
 
 let browser;
-let server;
+let site;
 let work;
-let chunks;
 before(async () => {
-  server = await pageServer();
-  browser = await launch();
   // A site's project with the package installed (a link to the built one) and the author's import.
   work = mkdtempSync(join(tmpdir(), "wasq-bundled-"));
   mkdirSync(join(work, "node_modules"));
   symlinkSync(packageDir(REPO), join(work, "node_modules", "wasq"));
   writeFileSync(join(work, "client.js"), `import "wasq/playground";\n`);
-  const out = await build({
+  await build({
     entryPoints: [join(work, "client.js")], bundle: true, format: "esm", splitting: true, platform: "browser",
-    outdir: join(work, "deps"), write: false, logLevel: "silent",
+    outdir: join(work, "site", "deps"), logLevel: "silent",
   });
-  chunks = out.outputFiles.map((f) => [basename(f.path), f.text]);
+  const page = (attrs) => `<!doctype html><link rel="icon" href="data:,"><script type="module" src="/deps/client.js"></script><wasq-playground ${attrs}></wasq-playground>`;
+  writeFileSync(join(work, "site", "index.html"), page(`scenario="visibility" step="1" pkg="/vendor/wasq/"`));
+  writeFileSync(join(work, "site", "unnamed.html"), page(`scenario="visibility" step="1"`));
+  // The package's files, served where the author chose to put them.
+  site = await startStaticServer(REPO, [["/vendor/wasq/", packageDir(REPO)], ["/", join(work, "site")]]);
+  browser = await launch();
 });
 after(async () => {
   await browser?.close();
-  await server?.close();
+  await site?.close();
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-test("the element imported through a bundler (esbuild, split chunks) loads and draws its cards", { todo: "the element locates its files from import.meta.url, which a bundle changes" }, async () => {
-  const page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
-  const problems = [];
-  page.on("pageerror", (e) => problems.push(e.message));
-  page.on("console", (m) => { if (m.type() === "error") problems.push(m.text()); });
-  for (const [name, text] of chunks) {
-    await page.route(new URL(`site/deps/${name}`, server.url).href, (route) => route.fulfill({ contentType: "text/javascript", body: text }));
-  }
-  await page.route(new URL("site/index.html", server.url).href, (route) => route.fulfill({
-    contentType: "text/html",
-    body: `<!doctype html><link rel="icon" href="data:,"><script type="module" src="/site/deps/client.js"></script><wasq-playground scenario="visibility" step="1"></wasq-playground>`,
-  }));
-  await page.goto(new URL("site/index.html", server.url).href);
-  await page.waitForFunction(() => document.querySelector("wasq-playground")?.dataset.ready, null, { timeout: 20_000 });
-  const shown = await page.evaluate(() => {
-    const el = document.querySelector("wasq-playground");
-    return { ready: el.dataset.ready, error: el.shadowRoot.querySelector(".error:not([hidden])")?.textContent ?? null, cards: el.shadowRoot.querySelectorAll("#lanes .card").length };
-  });
-  assert.deepEqual(shown, { ready: "true", error: null, cards: 1 });
-  assert.deepEqual(problems, []);
-  await page.close();
+test("the element bundled by esbuild (split chunks), with the package named by `pkg`: its stylesheet adopted, its cards drawn", async () => {
+  const shown = await openElement(browser, new URL("index.html", site.url).href);
+  assert.deepEqual(shown.problems, []);
+  assert.deepEqual(shown.state, { ready: "true", error: null, cards: 1, display: "block", stylesheets: 1 });
+  // Nothing was asked for beside the bundle, where the package is not.
+  assert.deepEqual(shown.failed, []);
+});
+
+test("the element bundled by esbuild without `pkg`: a message that says to name the package with it", async () => {
+  const shown = await openElement(browser, new URL("unnamed.html", site.url).href);
+  assert.equal(shown.state.ready, "error");
+  assert.equal(shown.state.stylesheets, 1, "the stylesheet is bundled even so: the message is styled");
+  assert.match(shown.state.error, /wasm was not found \(.*wasq_bg\.wasm: 404.*\)\. Tell the element where the package is served: <wasq-playground pkg="\/path\/to\/wasq\/">/);
 });

@@ -54,13 +54,14 @@ test("the page asks for the wasm and package.json while its stylesheet is still 
   assert.deepEqual(problems, []);
 });
 
-test("<wasq-playground> in a plain page, with no preload hints: the wasm, package.json and stylesheet are asked for while the playground's modules are on their way", async () => {
+test("<wasq-playground> in a plain page, with no preload hints: the wasm, the entry and the stylesheet's module are asked for while the playground's modules are on their way", async () => {
   // The docs page of www/README.md, as an author writes it: one script tag and the element.
   const html = `<!doctype html><title>docs</title><script type="module" src="/pkg/www/element.js"></script>
 <h1>Docs</h1><wasq-playground scenario="fifo-two-groups" step="1"></wasq-playground>`;
-  // Every module of the playground but element.js itself.
+  // Every module of the playground but element.js itself (and style.css.js, the stylesheet).
   const modules = /^\/pkg\/www\/(?!element\.js$)[\w-]+\.js$/;
-  const expected = ["/pkg/wasq_bg.wasm", "/pkg/package.json", "/pkg/www/style.css", "/pkg/www/app.js", "/pkg/www/lanes.js"];
+  // The element's package is the one it ships in: its wasm and entry are known without package.json.
+  const expected = ["/pkg/wasq_bg.wasm", "/pkg/entry/browser.js", "/pkg/www/style.css.js", "/pkg/www/app.js", "/pkg/www/lanes.js"];
   const { before, problems } = await loadHolding("docs/load.html", modules, expected, { html, ready: "wasq-playground >> #lanes .card" });
   for (const path of expected) assert.ok(before.includes(path), `${path}: requested before the modules arrived: ${before.join(" ")}`);
   assert.deepEqual(problems, []);
