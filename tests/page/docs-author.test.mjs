@@ -157,9 +157,10 @@ function textLook(selector) {
       textShadow: c.textShadow, textAlign: c.textAlign,
     };
   };
-  // The card's height to the whole pixel: a theme's text settings that leaked in would change it by
-  // a line or more, while its fraction follows where the card sits on the page.
-  return { card: s(card), label: s(label), caption: s(caption), cardHeight: Math.round(card.getBoundingClientRect().height), labelText: label.innerText };
+  // The card's layout height (offsetHeight: whole pixels, and not scaled by a move's animation
+  // still running, as getBoundingClientRect is): a theme's text settings that leaked in would
+  // change it by a line or more.
+  return { card: s(card), label: s(label), caption: s(caption), cardHeight: card.offsetHeight, labelText: label.innerText };
 }
 
 test("a VitePress-like page: markdown's <p> around the element and the theme's typography do not change how it looks", async () => {

@@ -88,8 +88,7 @@ test("the page and the element ask for the package's entry while package.json is
  * entry (as wasm-bindgen's init does, given a Response) has not started.
  */
 async function compilesBeforeEntry(path, ready, html) {
-  const context = await browser.newContext({ viewport: { width: 700, height: 900 } });
-  const page = await context.newPage();
+  const page = await newPage(suite.browser, { width: 700, height: 900 });
   await page.addInitScript(() => {
     window.streamingCompiles = [];
     for (const name of ["compileStreaming", "instantiateStreaming"]) {
@@ -100,10 +99,7 @@ async function compilesBeforeEntry(path, ready, html) {
       };
     }
   });
-  const problems = [];
-  page.on("pageerror", (e) => problems.push(e.message));
-  page.on("console", (m) => { if (m.type() === "error") problems.push(m.text()); });
-  const url = new URL(path, server.url).href;
+  const url = new URL(path, suite.url).href;
   if (html) await page.route(url, (route) => route.fulfill({ contentType: "text/html", body: html }));
   let wasmDone;
   const wasmArrived = new Promise((resolve) => { wasmDone = resolve; });
@@ -116,8 +112,8 @@ async function compilesBeforeEntry(path, ready, html) {
   });
   await page.goto(url);
   await page.waitForSelector(ready, { timeout: 60_000 });
-  await context.close();
-  return { started, problems };
+  await page.context().close();
+  return { started, problems: page.problems };
 }
 
 test("the wasm is compiled as it arrives, not once the package's entry has: the page and the element", async () => {
@@ -134,23 +130,19 @@ test("the wasm is compiled as it arrives, not once the package's entry has: the 
 test("a host that labels the wasm other than application/wasm still gets the playground", async () => {
   // Streaming compiles need the type; without it the loader asks again and compiles once all of
   // it is in.
-  const context = await browser.newContext({ viewport: { width: 700, height: 900 } });
-  const page = await context.newPage();
-  const problems = [];
-  page.on("pageerror", (e) => problems.push(e.message));
-  page.on("console", (m) => { if (m.type() === "error") problems.push(m.text()); });
+  const page = await newPage(suite.browser, { width: 700, height: 900 });
   let relabelled = 0;
   await page.route((u) => u.pathname === "/pkg/wasq_bg.wasm", async (route) => {
     const response = await route.fetch();
     relabelled++;
     await route.fulfill({ response, headers: { ...response.headers(), "content-type": "application/octet-stream" } });
   });
-  await page.goto(new URL("?scenario=fifo-two-groups&step=1", server.url).href);
+  await page.goto(new URL("?scenario=fifo-two-groups&step=1", suite.url).href);
   await page.waitForSelector("html[data-ready=true]", { timeout: 60_000 });
   assert.ok(relabelled >= 1);
   assert.ok(await page.locator("#lanes .card").count() > 0);
-  await context.close();
-  assert.deepEqual(problems, []);
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
 });
 
 test("a link to a scenario step is replayed without drawing each action: no card moves on load", async () => {
