@@ -50,24 +50,25 @@ async function styleSheet() {
  * first root's wasm, package.json and entry are asked for now rather than once loader.js has
  * arrived (as index.html does); the wasm is compiled as it streams in (loader.js takes the module).
  */
-function fromRoots(loader, roots) {
+function fromRoots(loaderModule, roots) {
   const root = roots[0];
   const early = { root, wasm: WebAssembly.compileStreaming(fetch(new URL("wasq_bg.wasm", root))), pkg: fetch(new URL("package.json", root)) };
   early.wasm.catch(() => {}); // loader.js tries again, and reports what is wrong
   // The entry as well, where this version of the package has it (loader.js checks package.json).
   import(/* webpackIgnore: true */ /* @vite-ignore */ new URL("entry/browser.js", root).href).catch(() => {});
-  return loader.then((m) => m.loadWasq(roots, early));
+  // loaderModule's import is made just after this returns (see load), so it is read a turn later.
+  return Promise.resolve().then(loaderModule).then((m) => m.loadWasq(roots, early));
 }
 
 /**
  * The package this file ships in (or, bundled, the wasm where the bundler put it and the entry
  * bundled with the element), both asked for at once, the wasm compiled as it streams in.
  */
-async function fromBeside(loader) {
+async function fromBeside(loaderModule) {
   const wasm = WebAssembly.compileStreaming(fetch(WASM))
     // A host that does not label it application/wasm, or a failed request: loader.js's
     // compileWasm compiles the first, and says what went wrong with the second.
-    .catch(async () => (await loader).compileWasm(fetch(WASM)));
+    .catch(async () => (await loaderModule()).compileWasm(fetch(WASM)));
   const entry = importEntry();
   wasm.catch(() => {});
   const mod = await entry;
@@ -87,19 +88,24 @@ let loading = null;
  */
 function load(pkg) {
   if (loading) return loading;
-  // Every module of the graph named at once: the browser fetches them together instead of
-  // discovering app.js's imports only after app.js has arrived.
-  const [loader, app, scenarios] = [import("./loader.js"), import("./app.js"), import("./scenarios.js")];
-  for (const other of [import("./playground.js"), import("./lanes.js"), import("./panels.js"), import("./markup.js"), import("./format.js")]) other.catch(() => {});
-  const style = styleSheet();
+  // The wasm is asked for first: it is most of the bytes, and over HTTP/1.1 (six connections to
+  // a host) the requests made first get the connections first. loader.js is asked for just after.
+  let loader;
+  const loaderModule = () => loader;
   let wasq;
   if (pkg) {
-    wasq = fromRoots(loader, [new URL(pkg.endsWith("/") ? pkg : pkg + "/", document.baseURI).href]);
+    wasq = fromRoots(loaderModule, [new URL(pkg.endsWith("/") ? pkg : pkg + "/", document.baseURI).href]);
   } else if (BESIDE) {
-    wasq = fromBeside(loader).catch((beside) => fromRoots(loader, OTHER_ROOTS).catch((other) => { throw notFound([beside, other]); }));
+    wasq = fromBeside(loaderModule).catch((beside) => fromRoots(loaderModule, OTHER_ROOTS).catch((other) => { throw notFound([beside, other]); }));
   } else {
-    wasq = fromRoots(loader, OTHER_ROOTS).catch((other) => { throw notFound([other]); });
+    wasq = fromRoots(loaderModule, OTHER_ROOTS).catch((other) => { throw notFound([other]); });
   }
+  // Every module of the graph named at once: the browser fetches them together instead of
+  // discovering app.js's imports only after app.js has arrived.
+  let app, scenarios;
+  [loader, app, scenarios] = [import("./loader.js"), import("./app.js"), import("./scenarios.js")];
+  for (const other of [import("./playground.js"), import("./lanes.js"), import("./panels.js"), import("./markup.js"), import("./format.js")]) other.catch(() => {});
+  const style = styleSheet();
   // Failures surface where they are awaited (in #mount); these keep them from being unhandled.
   for (const p of [app, scenarios, style, wasq]) p.catch(() => {});
   loading = { app, scenarios, style, wasq };
