@@ -106,7 +106,7 @@ test("?panels= chooses the embedded panels", async () => {
   assert.deepEqual(page.problems, []);
 });
 
-test("a phone (390×844): the pinned clock is under 80 px, and nothing pinned covers a lane header, group row or card", async () => {
+test("a phone (390×844): the pinned clock is one row under 80 px, and nothing pinned covers a lane header, group row or card", async () => {
   const page = await suite.open("?scenario=fifo-two-groups", { width: 390, height: 844 });
   for (let step = 1; step < 5; step++) {
     await clickNext(page);
@@ -114,6 +114,13 @@ test("a phone (390×844): the pinned clock is under 80 px, and nothing pinned co
     assert.deepEqual(problems, [], `step ${step}`);
     assert.equal(pinned.length, 1, JSON.stringify(pinned));
     assert.ok(pinned[0].height <= 80, `the pinned part is ${pinned[0].height} px tall`);
+    // One row: every control of the pinned bar crosses one horizontal line (the lowest top is
+    // above the highest bottom); a second row would start below the first row's bottom.
+    const bar = await page.evaluate(() => {
+      const boxes = [...document.querySelectorAll(".time-bar > *")].map((e) => e.getBoundingClientRect());
+      return { lowestTop: Math.max(...boxes.map((b) => b.top)), highestBottom: Math.min(...boxes.map((b) => b.bottom)) };
+    });
+    assert.ok(bar.lowestTop < bar.highestBottom, `the pinned bar's controls sit on more than one row: ${JSON.stringify(bar)}`);
   }
   // Scrolled through the lanes and the consumers: whatever the page scrolls into view (the skip
   // link, a focused card) comes out below the pinned bar.
