@@ -13,6 +13,7 @@ import { COMMIT_PACKED, LOAD_PACKED, PACKED_LOADS, packRecords, unpackBatch } fr
 import { Waiters } from "./waiters.js";
 import { dispatchText } from "./io.js";
 import { engineFacts } from "./facts.js";
+import { paramsJson, settingJson, stringArg } from "./args.js";
 
 // Entry points for the HTTP handlers (same package, not public API): symbols keep them off the
 // documented surface without a second class.
@@ -33,40 +34,6 @@ const MAX_TIMER_DELAY = 2 ** 31 - 1;
 
 const U64 = (1n << 64n) - 1n;
 const MEMORY = MemoryStorage.prototype;
-
-/**
- * The JSON text of an action's parameters. JSON writes NaN and ±Infinity as null (an absent
- * member), so `DelaySeconds: NaN` sent at once and `WaitTimeSeconds: Infinity` was accepted and
- * then long-polled forever; and it cannot write a BigInt at all. Only when the plain text has a
- * null in it (or failed) is it written again with a replacer, which keeps the common call on
- * JSON.stringify's fast path. A non-finite number becomes 0.5, which no SQS member takes (none is
- * a fraction), so the core refuses it with the SerializationException for the member's type
- * ("must be an integer", "must be a string", ...); a BigInt is the integer it holds; parameters
- * that JSON cannot write at all (a function, a symbol) are a non-object like any other.
- */
-function paramsJson(params) {
-  let json;
-  try {
-    json = JSON.stringify(params ?? {});
-  } catch {}
-  if (json === undefined || json.includes("null")) json = JSON.stringify(params ?? {}, jsonParam) ?? "0.5";
-  return json;
-}
-
-function jsonParam(_key, value) {
-  if (typeof value === "bigint") return Number(value);
-  return typeof value === "number" && !Number.isFinite(value) ? 0.5 : value;
-}
-
-/**
- * A string argument on its way into the wasm. wasm-bindgen copies one without checking its type:
- * a number or an object there trapped inside the wasm's allocator ("memory access out of
- * bounds", a RuntimeError mid-realloc) instead of throwing.
- */
-function stringArg(value, what) {
-  if (typeof value !== "string") throw new TypeError(`${what} must be a string`);
-  return value;
-}
 
 /** The internal error that last restarted the wasm instance (see #stop). */
 let lastInternalError = null;
@@ -799,15 +766,6 @@ function queueName(queue) {
   if (!queue.includes("/")) return queue;
   const path = queue.replace(/[?#].*$/, "").replace(/\/+$/, "");
   return path.slice(path.lastIndexOf("/") + 1);
-}
-
-/**
- * A realism setting as JSON text for the core, which reads and checks it (Realism::from_setting).
- * JSON has no NaN, ±Infinity or BigInt and leaves functions out: those are written as the text
- * `String(value)` gives, which the core refuses, quoting it as the caller would see it.
- */
-function settingJson(value) {
-  return JSON.stringify(value, (_key, v) => ((typeof v === "number" ? isFinite(v) : !["bigint", "function", "symbol"].includes(typeof v)) ? v : String(v)));
 }
 
 function camel(action) {
