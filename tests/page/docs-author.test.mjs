@@ -4,21 +4,12 @@
 // scenarios on one page, an author's scenario as a property and from `src` JSON and bad ones, at
 // 1280×800, in a 700×500 iframe sized by its height messages, and at 390×844. Each page must run
 // without a console error; screenshots go to tests/artifacts/page/docs-author-*.png.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { launch, pageServer, ARTIFACTS, REPO } from "./helpers.mjs";
+import { pageSuite, ARTIFACTS, REPO } from "./helpers.mjs";
 
-let browser;
-let server;
-before(async () => {
-  server = await pageServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const suite = pageSuite();
 
 const HOSTILE = "<style>* { all: revert } div { display: none }</style>";
 
@@ -40,16 +31,16 @@ const AUTHOR = {
  * under docs/ to [content type, body]. Every console error and failed request is collected.
  */
 async function docsPage(html, { width = 1280, height = 800, files = {}, path = "docs/guide.html" } = {}) {
-  const context = await browser.newContext({ viewport: { width, height } });
+  const context = await suite.browser.newContext({ viewport: { width, height } });
   const page = await context.newPage();
   page.problems = [];
   page.on("pageerror", (e) => page.problems.push(`pageerror: ${e.message}`));
   page.on("console", (m) => { if (m.type() === "error") page.problems.push(`console: ${m.text()}`); });
   page.on("response", (r) => { if (r.status() >= 400 && !r.url().includes("/missing")) page.problems.push(`${r.status()} ${r.url()}`); });
-  const url = new URL(path, server.url).href;
+  const url = new URL(path, suite.url).href;
   await page.route(url, (route) => route.fulfill({ contentType: "text/html", body: html }));
   for (const [name, [type, body]] of Object.entries(files)) {
-    await page.route(new URL(`docs/${name}`, server.url).href, (route) => route.fulfill({ contentType: type, body }));
+    await page.route(new URL(`docs/${name}`, suite.url).href, (route) => route.fulfill({ contentType: type, body }));
   }
   await page.goto(url);
   return page;
@@ -236,7 +227,7 @@ test("the element on a phone (390×844): as wide as the column, no sideways scro
 test("?embed in a 700×500 iframe with an author's scenario: the snippet sizes the iframe to the page, down as well as up", async () => {
   const json = JSON.stringify(AUTHOR);
   const page = await docsPage(doc("", `<p>Docs text.</p>
-    <iframe id="wasq" src="/?embed&scenario-src=${encodeURIComponent(new URL("docs/scenario.json", server.url).href)}" style="width: 100%; height: 900px; border: 0" title="SQS playground"></iframe>
+    <iframe id="wasq" src="/?embed&scenario-src=${encodeURIComponent(new URL("docs/scenario.json", suite.url).href)}" style="width: 100%; height: 900px; border: 0" title="SQS playground"></iframe>
     <script>
       addEventListener("message", (e) => {
         if (e.data?.type === "wasq-playground:height") document.getElementById("wasq").style.height = e.data.height + "px";

@@ -3,21 +3,12 @@
 // is defined, the property given a scenario's id as a string (what React 19 does with
 // `scenario="…"`), the element moved in the DOM, removed and added again; and bad scenarios,
 // whose message must name the step and the problem. Every page must run without a console error.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { launch, pageServer, ARTIFACTS } from "./helpers.mjs";
+import { pageSuite, ARTIFACTS } from "./helpers.mjs";
 
-let browser;
-let server;
-before(async () => {
-  server = await pageServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const suite = pageSuite();
 
 const AUTHOR = {
   id: "two-tries",
@@ -31,15 +22,15 @@ const AUTHOR = {
 
 /** A page at docs/<name>.html on the playground's server with `head` and `body`; problems collected. */
 async function docsPage(head, body, { width = 1000, height = 800, files = {} } = {}) {
-  const context = await browser.newContext({ viewport: { width, height } });
+  const context = await suite.browser.newContext({ viewport: { width, height } });
   const page = await context.newPage();
   page.problems = [];
   page.on("pageerror", (e) => page.problems.push(`pageerror: ${e.message}`));
   page.on("console", (m) => { if (m.type() === "error" && !/status of 404/.test(m.text())) page.problems.push(`console: ${m.text()}`); });
-  const url = new URL("docs/page.html", server.url).href;
+  const url = new URL("docs/page.html", suite.url).href;
   await page.route(url, (route) => route.fulfill({ contentType: "text/html", body: `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,">${head}</head><body>${body}</body></html>` }));
   for (const [name, [type, content]] of Object.entries(files)) {
-    await page.route(new URL(`docs/${name}`, server.url).href, (route) => route.fulfill({ status: type === 404 ? 404 : 200, contentType: type === 404 ? "text/plain" : type, body: content }));
+    await page.route(new URL(`docs/${name}`, suite.url).href, (route) => route.fulfill({ status: type === 404 ? 404 : 200, contentType: type === 404 ? "text/plain" : type, body: content }));
   }
   await page.goto(url);
   return page;

@@ -2,21 +2,12 @@
 // (`?embed`), at each step of each scenario, the step's caption, the Next button, the lane headers
 // and every card lie inside the frame without scrolling. A FIFO batch (ten cards, seven in one
 // group) is the crowded case. Screenshots of each scenario's last step go to tests/artifacts/page/.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { launch, pageServer, ARTIFACTS } from "./helpers.mjs";
+import { pageSuite, ARTIFACTS } from "./helpers.mjs";
 
-let browser;
-let server;
-before(async () => {
-  server = await pageServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const suite = pageSuite();
 
 /** The boxes a step needs, against the frame's viewport, and whether the frame scrolled. */
 function boxes() {
@@ -34,21 +25,21 @@ function boxes() {
 const inside = (b, v) => b.top >= 0 && b.bottom <= v.height && b.left >= 0 && b.right <= v.width;
 
 test("every guided scenario, every step, embedded in a 700×500 iframe: caption, Next, lane headers and all cards in view", async () => {
-  const page = await browser.newPage({ viewport: { width: 700, height: 500 } });
+  const page = await suite.browser.newPage({ viewport: { width: 700, height: 500 } });
   const problems = [];
   page.on("pageerror", (e) => problems.push(e.message));
   page.on("console", (m) => { if (m.type() === "error") problems.push(m.text()); });
-  const docs = new URL("docs/embed.html", server.url).href;
+  const docs = new URL("docs/embed.html", suite.url).href;
   await page.route(docs, (route) => route.fulfill({
     contentType: "text/html",
     body: `<!doctype html><link rel="icon" href="data:,"><body style="margin:0"><iframe id="wasq" style="width:100%;height:500px;border:0" title="SQS playground"></iframe>`,
   }));
   await page.goto(docs);
-  const ids = await page.evaluate(async (base) => (await import(new URL("scenarios.js", base).href)).SCENARIOS.map((s) => [s.id, s.steps.length]), server.url);
+  const ids = await page.evaluate(async (base) => (await import(new URL("scenarios.js", base).href)).SCENARIOS.map((s) => [s.id, s.steps.length]), suite.url);
   assert.equal(ids.length, 7);
   const failures = [];
   for (const [id, steps] of ids) {
-    await page.evaluate(([base, sid]) => { document.querySelector("#wasq").src = `${base}?embed&scenario=${sid}`; }, [server.url, id]);
+    await page.evaluate(([base, sid]) => { document.querySelector("#wasq").src = `${base}?embed&scenario=${sid}`; }, [suite.url, id]);
     const frame = await (await page.waitForSelector("#wasq")).contentFrame();
     await frame.waitForURL(new RegExp(`scenario=${id}`));
     await frame.waitForSelector("html[data-ready=true]");
